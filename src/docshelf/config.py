@@ -1,0 +1,147 @@
+"""Settings, read in one place: defaults < config file (TOML) < environment (DOCSHELF_*) < arguments.
+
+The config file is the first of: the ``--config`` path, ``$DOCSHELF_CONFIG``,
+``./docshelf.toml``, ``<user config dir>/docshelf/config.toml``.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+from pathlib import Path
+from typing import Any
+
+import platformdirs
+from pydantic import BaseModel, Field, field_validator
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, TomlConfigSettingsSource
+
+from .errors import ConfigError
+
+
+def default_index_dir() -> Path:
+    return Path(platformdirs.user_data_dir("docshelf", appauthor=False)) / "index"
+
+
+class CollectionRule(BaseModel):
+    """Files whose relative path matches any glob in ``include`` belong to ``name``."""
+
+    name: str
+    include: list[str]
+    doc_type: str | None = None
+
+
+class DocTypeRule(BaseModel):
+    """Files matching ``include`` get ``doc_type`` unless their frontmatter sets ``type``."""
+
+    doc_type: str
+    include: list[str]
+
+
+class SearchPreset(BaseModel):
+    """A scoped search exposed as its own MCP tool (e.g. ``search_glossary``)."""
+
+    name: str
+    description: str = ""
+    collections: list[str] = []
+    doc_types: list[str] = []
+    path_prefix: str | None = None
+    tags: list[str] = []
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="DOCSHELF_", env_nested_delimiter="__", extra="ignore")
+
+    index_dir: Path = Field(default_factory=default_index_dir)
+    roots: list[Path] = []
+    model: str = "all-MiniLM-L6-v2"
+    embed_batch_size: int = 8
+    embed_threads: int = 0
+    chunk_tokens: int | None = None  # default: the model's limit
+    chunk_overlap: int = 32
+    max_file_bytes: int = 20_000_000
+    exclude: list[str] = []
+    default_collection: str = "default"
+    collections: list[CollectionRule] = []
+    doc_types: list[DocTypeRule] = []
+    default_doc_type: str = "doc"
+    search_doc_types: list[str] | None = None  # default scope; None = every type
+    search_mode: str = "hybrid"
+    max_chunks_per_doc: int = 3
+    presets: list[SearchPreset] = []
+    log_file: Path | None = None
+
+    @field_validator("search_mode")
+    @classmethod
+    def _mode(cls, v: str) -> str:
+        if v not in ("hybrid", "semantic", "keyword", "fuzzy"):
+            raise ValueError("search_mode must be hybrid, semantic, keyword or fuzzy")
+        return v
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        path = _config_path()
+        sources: list[PydanticBaseSettingsSource] = [init_settings, env_settings]
+        if path is not None:
+            sources.append(TomlConfigSettingsSource(settings_cls, toml_file=path))
+        return tuple(sources)
+
+    def collection_for(self, rel_path: str) -> tuple[str, str | None]:
+        """The collection (and its doc_type, if the rule sets one) a relative path belongs to."""
+        for rule in self.collections:
+            if any(_glob_match(rel_path, g) for g in rule.include):
+                return rule.name, rule.doc_type
+        return self.default_collection, None
+
+    def doc_type_for(self, rel_path: str, frontmatter_type: Any, collection_type: str | None) -> str:
+        if isinstance(frontmatter_type, str) and frontmatter_type.strip():
+            return frontmatter_type.strip().lower()
+        for rule in self.doc_types:
+            if any(_glob_match(rel_path, g) for g in rule.include):
+                return rule.doc_type
+        return collection_type or self.default_doc_type
+
+
+_CONFIG_OVERRIDE: Path | None = None
+
+
+def _config_path() -> Path | None:
+    if _CONFIG_OVERRIDE is not None:
+        return _CONFIG_OVERRIDE
+    env = os.environ.get("DOCSHELF_CONFIG")
+    if env:
+        return Path(env)
+    local = Path("docshelf.toml")
+    if local.is_file():
+        return local
+    user = Path(platformdirs.user_config_dir("docshelf", appauthor=False)) / "config.toml"
+    return user if user.is_file() else None
+
+
+def load_settings(config: Path | None = None, **overrides: Any) -> Settings:
+    """Build Settings from the config file, the environment and explicit overrides."""
+    global _CONFIG_OVERRIDE
+    if config is not None and not Path(config).is_file():
+        raise ConfigError(f"config file {config} not found")
+    _CONFIG_OVERRIDE = Path(config) if config else None
+    try:
+        return Settings(**{k: v for k, v in overrides.items() if v is not None})
+    except Exception as exc:  # pydantic ValidationError, TOML decode errors
+        raise ConfigError(f"invalid configuration: {exc}") from exc
+    finally:
+        _CONFIG_OVERRIDE = None
+
+
+def _glob_match(rel_path: str, pattern: str) -> bool:
+    """Glob with ``**`` spanning folders; ``**/x/**`` also matches ``x/...`` at the top."""
+    if fnmatch.fnmatchcase(rel_path, pattern):
+        return True
+    if pattern.startswith("**/") and fnmatch.fnmatchcase(rel_path, pattern[3:]):
+        return True
+    return False

@@ -1,0 +1,37 @@
+"""A Tokenizer over a Hugging Face ``tokenizers`` file, with truncation and padding set by us.
+
+The upstream all-MiniLM-L6-v2 ``tokenizer.json`` truncates at 128 and pads to a fixed 128;
+left alone it would silently embed only half of each 256-token chunk.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tokenizers import Tokenizer as HFTokenizer
+
+
+class HFTokenizerAdapter:
+    def __init__(self, path: Path | str, max_tokens: int) -> None:
+        self.max_tokens = max_tokens
+        self._tok = HFTokenizer.from_file(str(path))
+        self._tok.no_truncation()
+        self._tok.no_padding()
+        # A second instance that truncates and pads, for model input.
+        self._model_tok = HFTokenizer.from_file(str(path))
+        self._model_tok.enable_truncation(max_length=max_tokens)
+        self._model_tok.enable_padding(pad_id=0, pad_token="[PAD]")
+
+    def count(self, text: str) -> int:
+        return len(self._tok.encode(text).ids)
+
+    def count_many(self, texts: list[str]) -> list[int]:
+        return [len(e.ids) for e in self._tok.encode_batch(texts)]
+
+    def token_spans(self, text: str) -> list[tuple[int, int]]:
+        enc = self._tok.encode(text, add_special_tokens=False)
+        return [tuple(o) for o in enc.offsets]  # type: ignore[misc]
+
+    def encode_for_model(self, texts: list[str]):
+        """Truncated, batch-padded encodings for the model."""
+        return self._model_tok.encode_batch(texts)

@@ -1,0 +1,234 @@
+"""``docshelf`` command line: index, search, status, get, documents (Typer + Rich).
+
+Data goes to stdout (``--json`` for scripts); progress, logs and errors go to stderr.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+from rich.text import Text
+
+from ..errors import DocshelfError
+from ..models import SearchFilters
+from .output import citation, to_jsonable
+
+app = typer.Typer(
+    name="docshelf",
+    help="Local-first documentation search for AI agents: index folders, search them, serve them over MCP.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+out = Console(soft_wrap=True)
+err = Console(stderr=True)
+
+
+class State:
+    config: Optional[Path] = None
+    index_dir: Optional[Path] = None
+    model: Optional[str] = None
+
+
+state = State()
+
+
+def _settings(**overrides):
+    from ..config import load_settings
+
+    return load_settings(state.config, index_dir=state.index_dir, model=state.model, **overrides)
+
+
+def _service(**overrides):
+    from ..service import Docshelf
+
+    return Docshelf(_settings(**overrides))
+
+
+def _print_json(data) -> None:
+    sys.stdout.write(json.dumps(to_jsonable(data), indent=2, ensure_ascii=False) + "\n")
+
+
+@app.callback()
+def main_options(
+    config: Annotated[Optional[Path], typer.Option("--config", "-c", help="TOML config file.")] = None,
+    index_dir: Annotated[
+        Optional[Path], typer.Option("--index-dir", envvar="DOCSHELF_INDEX_DIR", help="Where the index lives.")
+    ] = None,
+    model: Annotated[Optional[str], typer.Option("--model", help="Embedding model (default all-MiniLM-L6-v2).")] = None,
+    verbose: Annotated[int, typer.Option("--verbose", "-v", count=True, help="More logging on stderr.")] = 0,
+) -> None:
+    state.config, state.index_dir, state.model = config, index_dir, model
+    level = logging.WARNING if verbose == 0 else logging.INFO if verbose == 1 else logging.DEBUG
+    logging.basicConfig(level=level, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
+
+
+@app.command()
+def index(
+    paths: Annotated[Optional[list[Path]], typer.Argument(help="Folders or files to index (default: known roots).")] = None,
+    force: Annotated[bool, typer.Option("--force", help="Drop the index and re-embed everything.")] = False,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="List what would be indexed and skipped; change nothing.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+) -> None:
+    """Index folders: only new or changed files are parsed and embedded; vanished files are pruned."""
+    from .progress import IndexProgressBar
+
+    service = _service()
+    with IndexProgressBar(err, enabled=not dry_run) as bar:
+        report = service.index(paths or None, force=force, dry_run=dry_run, progress=bar)
+    if as_json:
+        _print_json(report)
+        return
+    if dry_run:
+        for p in report.added:
+            out.print(f"[green]add[/]     {escape(p)}")
+        for p in report.updated:
+            out.print(f"[yellow]update[/]  {escape(p)}")
+        for p in report.removed:
+            out.print(f"[red]remove[/]  {escape(p)}")
+        for p, why in sorted(report.skipped.items()):
+            out.print(f"[dim]skip[/]    {escape(p)} [dim]({escape(why)})[/]")
+        out.print(f"{report.unchanged} unchanged")
+        return
+    out.print(
+        f"Indexed {len(report.added)} new, {len(report.updated)} changed, {report.unchanged} unchanged, "
+        f"{len(report.removed)} removed; {report.chunks_embedded} chunks embedded in {report.seconds:.1f}s."
+    )
+    for p, why in sorted(report.failed.items()):
+        err.print(f"[red]failed[/] {escape(p)}: {escape(why)}")
+
+
+@app.command()
+def search(
+    query: Annotated[str, typer.Argument(help="What to look for: a question or exact terms.")],
+    k: Annotated[int, typer.Option("-k", "--limit", help="Number of results.")] = 5,
+    mode: Annotated[Optional[str], typer.Option("--mode", "-m", help="hybrid, semantic, keyword or fuzzy.")] = None,
+    collection: Annotated[Optional[list[str]], typer.Option("--collection", help="Only these collections.")] = None,
+    doc_type: Annotated[Optional[list[str]], typer.Option("--type", help="Only these doc types.")] = None,
+    tag: Annotated[Optional[list[str]], typer.Option("--tag", help="Documents with any of these tags.")] = None,
+    path_prefix: Annotated[Optional[str], typer.Option("--path", help="Only paths starting with this.")] = None,
+    glob: Annotated[Optional[str], typer.Option("--glob", help="Only paths matching this glob.")] = None,
+    date_from: Annotated[Optional[str], typer.Option("--from", help="Dated on or after (YYYY-MM-DD).")] = None,
+    date_to: Annotated[Optional[str], typer.Option("--to", help="Dated on or before (YYYY-MM-DD).")] = None,
+    min_score: Annotated[float, typer.Option("--min-score", help="Drop hits below this score (0-1).")] = 0.0,
+    as_json: Annotated[bool, typer.Option("--json", help="Print hits as JSON.")] = False,
+) -> None:
+    """Search the index. Hybrid (BM25 + dense) by default; every hit says where to cite it."""
+    service = _service()
+    filters = SearchFilters(
+        collections=tuple(collection or ()), doc_types=tuple(doc_type) if doc_type else None,
+        tags_any=tuple(tag or ()), path_prefix=path_prefix, path_glob=glob, date_from=date_from, date_to=date_to,
+    )
+    result = service.search(query, k=k, mode=mode, filters=filters, min_score=min_score)
+    if as_json:
+        _print_json(result)
+        return
+    if result.note:
+        err.print(f"[yellow]{escape(result.note)}[/]")
+    if not result.hits:
+        out.print("No results. Try --mode fuzzy for names and typos, or check `docshelf status`.")
+        return
+    for n, hit in enumerate(result.hits, start=1):
+        out.print(f"[bold]{n}. {escape(citation(hit))}[/]  [dim]{hit.score:.3f} {hit.mode} · {escape(hit.collection)}[/]")
+        body = Text(_snippet(hit.text))
+        for start, end in hit.highlights:
+            if end <= len(body.plain):
+                body.stylize("bold yellow", start, end)
+        out.print(body)
+        out.print()
+
+
+def _snippet(text: str, limit: int = 600) -> str:
+    return text if len(text) <= limit else text[:limit].rstrip() + " …"
+
+
+@app.command()
+def status(as_json: Annotated[bool, typer.Option("--json", help="Print as JSON.")] = False) -> None:
+    """Documents, chunks, failures with reasons, the model and the store."""
+    st = _service().status()
+    if as_json:
+        _print_json(st)
+        return
+    out.print(f"Index:      {escape(st.index_dir)} ({st.store})")
+    out.print(f"Model:      {escape(st.model)} ({st.dimensions}-d)")
+    out.print(f"Roots:      {escape(', '.join(st.roots) or '(none)')}")
+    out.print(f"Documents:  {st.documents}   Chunks: {st.chunks}   Failed: {len(st.failed)}")
+    if st.collections:
+        table = Table("collection", "documents", "chunks", "doc types")
+        for c in st.collections:
+            table.add_row(c.name, str(c.documents), str(c.chunks), ", ".join(c.doc_types))
+        out.print(table)
+    for path, why in sorted(st.failed.items()):
+        out.print(f"[red]failed[/] {escape(path)}: {escape(why)}")
+
+
+@app.command()
+def get(
+    path: Annotated[str, typer.Argument(help="Document path as shown in search results.")],
+    lines: Annotated[Optional[str], typer.Option("--lines", help="Line range, e.g. 10-40.")] = None,
+    page: Annotated[Optional[int], typer.Option("--page", help="PDF page.")] = None,
+    section: Annotated[Optional[str], typer.Option("--section", help="Heading to extract.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print as JSON.")] = False,
+) -> None:
+    """Print a document's indexed text (whole, or a line range, page or section)."""
+    span = None
+    if lines:
+        try:
+            a, b = (int(x) for x in lines.split("-", 1))
+        except ValueError:
+            raise typer.BadParameter("use START-END, e.g. 10-40", param_hint="--lines") from None
+        span = (a, b)
+    doc = _service().get_document(path, lines=span, page=page, section=section)
+    if as_json:
+        _print_json(doc)
+    else:
+        sys.stdout.write(doc.text + "\n")
+
+
+@app.command()
+def documents(
+    collection: Annotated[Optional[str], typer.Option("--collection", help="Only this collection.")] = None,
+    path_prefix: Annotated[Optional[str], typer.Option("--path", help="Only paths starting with this.")] = None,
+    limit: Annotated[int, typer.Option("--limit", help="Page size.")] = 100,
+    as_json: Annotated[bool, typer.Option("--json", help="Print as JSON.")] = False,
+) -> None:
+    """List indexed documents with their status."""
+    docs, _ = _service().list_documents(collection=collection, path_prefix=path_prefix, limit=limit)
+    if as_json:
+        _print_json(docs)
+        return
+    for d in docs:
+        mark = "" if d.status == "indexed" else f" [red]({d.status}: {escape(d.error)})[/]"
+        out.print(f"{escape(d.path)}  [dim]{escape(d.collection)} · {escape(d.doc_type)} · {d.chunk_count} chunks[/]{mark}")
+
+
+def main() -> None:
+    """Entry point: run the app, turning DocshelfError into one clear line and exit 1."""
+    try:
+        app(standalone_mode=False)
+    except DocshelfError as exc:
+        err.print(f"[red]Error:[/] {escape(str(exc))}")
+        sys.exit(1)
+    except typer.Exit as exc:
+        sys.exit(exc.exit_code)
+    except typer.Abort:
+        err.print("Aborted.")
+        sys.exit(130)
+    except Exception as exc:  # Click usage errors carry their own exit code
+        code = getattr(exc, "exit_code", None)
+        if code is not None and hasattr(exc, "show"):
+            exc.show(file=sys.stderr)
+            sys.exit(code)
+        raise
+
+
+if __name__ == "__main__":
+    main()

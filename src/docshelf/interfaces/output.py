@@ -1,0 +1,31 @@
+"""Turning service results into JSON-ready dicts and Rich renderables (shared by the CLI and servers)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, is_dataclass
+from typing import Any
+
+from ..models import Hit
+
+
+def to_jsonable(value: Any) -> Any:
+    if is_dataclass(value) and not isinstance(value, type):
+        return {k: to_jsonable(v) for k, v in asdict(value).items()}
+    if isinstance(value, dict):
+        return {str(k): to_jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [to_jsonable(v) for v in value]
+    return value
+
+
+def citation(hit: Hit) -> str:
+    """``path › heading › sub (p. 3, lines 10-24)`` — what a reader needs to find the passage."""
+    where = hit.path
+    if hit.heading_path:
+        where += " › " + " › ".join(hit.heading_path)
+    extra = []
+    if hit.page is not None:
+        extra.append(f"p. {hit.page}")
+    if hit.start_line is not None:
+        extra.append(f"lines {hit.start_line}-{hit.end_line}")
+    return where + (f" ({', '.join(extra)})" if extra else "")

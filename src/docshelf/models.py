@@ -1,0 +1,168 @@
+"""The records that flow through the pipeline: discover → parse → chunk → embed → store → search.
+
+Frozen dataclasses, so every stage hands the next one values it cannot mutate.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+BlockKind = Literal["heading", "paragraph", "code", "table", "list", "quote"]
+SearchMode = Literal["hybrid", "semantic", "keyword", "fuzzy"]
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    """A file found under a root. ``rel_path`` (POSIX, relative to ``root``) is its key."""
+
+    root: Path
+    path: Path
+    rel_path: str
+    size: int
+    mtime_ns: int
+
+
+@dataclass(frozen=True)
+class Block:
+    """One structural unit of a parsed document (a heading, a paragraph, a code fence…).
+
+    ``heading_path`` is the chain of headings the block sits under (for a heading,
+    including itself). ``page`` is 1-based (PDF); lines are 1-based and inclusive.
+    """
+
+    kind: BlockKind
+    text: str
+    heading_path: tuple[str, ...] = ()
+    page: int | None = None
+    start_line: int | None = None
+    end_line: int | None = None
+    level: int = 0
+
+
+@dataclass(frozen=True)
+class ParsedDocument:
+    """What a parser returns: the document's title, blocks in reading order and metadata.
+
+    ``metadata`` holds frontmatter/document properties: ``tags`` (list of str),
+    ``type``, ``date`` (ISO ``YYYY-MM-DD``), ``aliases`` and any other fields.
+    """
+
+    title: str
+    blocks: tuple[Block, ...]
+    format: str
+    metadata: dict[str, Any] = field(default_factory=dict)
+    page_count: int | None = None
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """A piece of a document sized for the embedder, with everything needed to cite it."""
+
+    id: str
+    root: str
+    path: str
+    collection: str
+    doc_type: str
+    title: str
+    heading_path: tuple[str, ...]
+    chunk_index: int
+    text: str
+    embed_text: str
+    page: int | None = None
+    start_line: int | None = None
+    end_line: int | None = None
+    tags: tuple[str, ...] = ()
+    date: str | None = None
+    metadata_json: str = "{}"
+
+
+@dataclass(frozen=True)
+class DocumentRecord:
+    """The index's memory of one source file: what was indexed, when, and how it went."""
+
+    root: str
+    path: str
+    sha256: str
+    size: int
+    mtime_ns: int
+    status: Literal["indexed", "failed"]
+    collection: str
+    doc_type: str
+    title: str = ""
+    error: str = ""
+    chunk_count: int = 0
+    indexed_at: float = 0.0
+    format: str = ""
+    page_count: int | None = None
+    tags: tuple[str, ...] = ()
+    date: str | None = None
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One search result: the chunk, where to cite it, and a score in [0, 1] (higher is better)."""
+
+    chunk_id: str
+    path: str
+    root: str
+    title: str
+    heading_path: tuple[str, ...]
+    collection: str
+    doc_type: str
+    text: str
+    score: float
+    mode: SearchMode
+    chunk_index: int = 0
+    page: int | None = None
+    start_line: int | None = None
+    end_line: int | None = None
+    tags: tuple[str, ...] = ()
+    date: str | None = None
+    highlights: tuple[tuple[int, int], ...] = ()
+
+
+@dataclass(frozen=True)
+class SearchFilters:
+    """Filters every search mode pushes down into the store (never applied after top-k).
+
+    ``doc_types=None`` means "the configured default scope"; dates are inclusive
+    ISO dates, and documents without a date never match a date filter.
+    """
+
+    collections: tuple[str, ...] = ()
+    doc_types: tuple[str, ...] | None = None
+    date_from: str | None = None
+    date_to: str | None = None
+    path_prefix: str | None = None
+    path_glob: str | None = None
+    tags_any: tuple[str, ...] = ()
+    tags_all: tuple[str, ...] = ()
+    fields: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass
+class IndexReport:
+    """What an index run did. ``failed`` maps path → reason; ``skipped`` path → reason."""
+
+    added: list[str] = field(default_factory=list)
+    updated: list[str] = field(default_factory=list)
+    unchanged: int = 0
+    removed: list[str] = field(default_factory=list)
+    failed: dict[str, str] = field(default_factory=dict)
+    skipped: dict[str, str] = field(default_factory=dict)
+    chunks_embedded: int = 0
+    seconds: float = 0.0
+    dry_run: bool = False
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """Hits for one query, the mode that ran, and a note when the answer is partial."""
+
+    query: str
+    mode: SearchMode
+    hits: tuple[Hit, ...]
+    note: str = ""
+    took_ms: float = 0.0

@@ -1,0 +1,261 @@
+"""Structure-first, token-exact chunking.
+
+A document is cut at headings first (a chunk never spans two sections), then blocks are
+packed into chunks; a block too big for one chunk is split at paragraphs, then sentences,
+then token boundaries. A code block is never split unless it alone is over the limit (then
+at line boundaries, each part re-fenced). Sizes are counted with the embedding model's own
+tokenizer on the exact text that gets embedded: title + heading breadcrumb + body.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+
+from ..models import Block, ParsedDocument
+from ..protocols import Tokenizer
+
+_SENTENCE_END = re.compile(r"(?<=[.!?;:])\s+|\n+")
+_FENCE = re.compile(r"^(\s*)(`{3,}|~{3,})(.*)$")
+MIN_BODY_TOKENS = 24
+
+
+@dataclass(frozen=True)
+class ChunkDraft:
+    """A chunk before it knows its document's identity (collection, id…)."""
+
+    chunk_index: int
+    heading_path: tuple[str, ...]
+    text: str
+    embed_text: str
+    page: int | None
+    start_line: int | None
+    end_line: int | None
+
+
+@dataclass(frozen=True)
+class _Piece:
+    text: str
+    page: int | None
+    start_line: int | None
+    end_line: int | None
+    is_code: bool = False
+
+
+def embed_prefix(title: str, heading_path: tuple[str, ...]) -> str:
+    """The context line(s) put before a chunk's body when it is embedded and searched."""
+    crumb = " > ".join(h for h in heading_path if h and h != title)
+    parts = [p for p in (title.strip(), crumb) if p]
+    return "\n".join(parts) + "\n\n" if parts else ""
+
+
+def chunk_id(root: str, path: str, index: int, embed_text: str) -> str:
+    """Deterministic: the same document content always yields the same ids."""
+    h = hashlib.sha256(f"{root}\x00{path}\x00{index}\x00{embed_text}".encode())
+    return h.hexdigest()[:24]
+
+
+class Chunker:
+    def __init__(self, tokenizer: Tokenizer, max_tokens: int, overlap: int = 32) -> None:
+        if max_tokens < 32:
+            raise ValueError("max_tokens must be at least 32")
+        self.tok = tokenizer
+        self.max_tokens = max_tokens
+        self.overlap = max(0, min(overlap, max_tokens // 4))
+
+    # -- public -----------------------------------------------------------------------
+    def chunk(self, doc: ParsedDocument) -> list[ChunkDraft]:
+        drafts: list[ChunkDraft] = []
+        for heading_path, blocks in _sections(doc.blocks):
+            prefix = self._fit_prefix(doc.title, heading_path)
+            budget = self.max_tokens - self.tok.count(prefix)
+            pieces: list[_Piece] = []
+            for block in blocks:
+                pieces.extend(self._split_block(block, budget))
+            for body, first, last in self._pack(prefix, pieces):
+                starts = [p.start_line for p in body if p.start_line is not None]
+                ends = [p.end_line for p in body if p.end_line is not None]
+                text = "\n\n".join(p.text for p in body)
+                drafts.append(
+                    ChunkDraft(
+                        chunk_index=len(drafts),
+                        heading_path=heading_path,
+                        text=text,
+                        embed_text=prefix + text,
+                        page=first.page if first.page is not None else last.page,
+                        start_line=min(starts) if starts else None,
+                        end_line=max(ends) if ends else None,
+                    )
+                )
+        return drafts
+
+    def fits(self, text: str) -> bool:
+        return self.tok.count(text) <= self.max_tokens
+
+    # -- helpers ----------------------------------------------------------------------
+    def _fit_prefix(self, title: str, heading_path: tuple[str, ...]) -> str:
+        """Title + breadcrumb, shortened until it leaves room for a real body."""
+        limit = self.max_tokens - MIN_BODY_TOKENS - 8
+        prefix = embed_prefix(title, heading_path)
+        path = heading_path
+        while self.tok.count(prefix) > limit and len(path) > 1:
+            path = path[1:]
+            prefix = embed_prefix(title, path)
+        if self.tok.count(prefix) > limit:
+            prefix = self._cut_tokens(prefix, limit // 2)[0].rstrip() + "\n\n"
+        return prefix
+
+    def _pack(self, prefix: str, pieces: list[_Piece]):
+        """Greedily fill chunks; carry a short tail of prose into the next chunk as overlap."""
+        current: list[_Piece] = []
+        for piece in pieces:
+            candidate = current + [piece]
+            if current and not self.fits(prefix + "\n\n".join(p.text for p in candidate)):
+                yield current, current[0], current[-1]
+                current = self._overlap_tail(prefix, current, piece) + [piece]
+            else:
+                current = candidate
+        if current:
+            yield current, current[0], current[-1]
+
+    def _overlap_tail(self, prefix: str, done: list[_Piece], nxt: _Piece) -> list[_Piece]:
+        if not self.overlap or nxt.is_code:
+            return []
+        tail: list[_Piece] = []
+        used = 0
+        for piece in reversed(done):
+            if piece.is_code:
+                break
+            cost = self.tok.count(piece.text) - 2
+            if used + cost > self.overlap:
+                break
+            tail.insert(0, piece)
+            used += cost
+        if tail and not self.fits(prefix + "\n\n".join(p.text for p in tail + [nxt])):
+            return []
+        return tail
+
+    def _split_block(self, block: Block, budget: int) -> list[_Piece]:
+        text = block.text.strip("\n")
+        if not text.strip():
+            return []
+        piece = _Piece(text, block.page, block.start_line, block.end_line, block.kind == "code")
+        if self.tok.count(text) <= budget:
+            return [piece]
+        if block.kind == "code":
+            return self._split_code(block, text, budget)
+        return self._split_prose(block, text, budget)
+
+    def _line_at(self, block: Block, text: str, offset: int) -> int | None:
+        if block.start_line is None:
+            return None
+        return block.start_line + text.count("\n", 0, offset)
+
+    def _split_prose(self, block: Block, text: str, budget: int) -> list[_Piece]:
+        """Paragraphs, then sentences, then token windows: the largest unit that fits."""
+        units: list[tuple[int, int]] = []  # char spans in text
+        pos = 0
+        for m in _SENTENCE_END.finditer(text):
+            if m.start() > pos:
+                units.append((pos, m.start()))
+            pos = m.end()
+        if pos < len(text):
+            units.append((pos, len(text)))
+        pieces: list[_Piece] = []
+        for start, end in units:
+            sentence = text[start:end]
+            if self.tok.count(sentence) <= budget:
+                spans = [(start, end)]
+            else:
+                spans = [(start + a, start + b) for a, b in self._token_windows(sentence, budget)]
+            for a, b in spans:
+                pieces.append(
+                    _Piece(text[a:b].strip(), block.page, self._line_at(block, text, a), self._line_at(block, text, b))
+                )
+        return [p for p in pieces if p.text]
+
+    def _token_windows(self, text: str, budget: int) -> list[tuple[int, int]]:
+        spans = self.tok.token_spans(text)
+        size = max(8, budget - 4)
+        windows = []
+        for i in range(0, len(spans), size):
+            group = spans[i : i + size]
+            windows.append((group[0][0], group[-1][1]))
+        return windows
+
+    def _cut_tokens(self, text: str, n: int) -> tuple[str, str]:
+        spans = self.tok.token_spans(text)
+        if len(spans) <= n:
+            return text, ""
+        cut = spans[n - 1][1]
+        return text[:cut], text[cut:]
+
+    def _split_code(self, block: Block, text: str, budget: int) -> list[_Piece]:
+        """Split an oversized code block at lines; each part keeps its fence so it stays code."""
+        lines = text.split("\n")
+        opener = closer = ""
+        m = _FENCE.match(lines[0])
+        if m and len(lines) > 1 and lines[-1].strip().startswith(m.group(2)[:3]):
+            opener, closer = lines[0], lines[-1]
+            body, first_line = lines[1:-1], 1
+        else:
+            body, first_line = lines, 0
+        wrap_cost = self.tok.count(opener + "\n\n" + closer) if opener else 0
+        pieces: list[_Piece] = []
+        current: list[str] = []
+        current_start = first_line
+
+        def flush(end_index: int) -> None:
+            if not current:
+                return
+            part = "\n".join(current)
+            if opener:
+                part = f"{opener}\n{part}\n{closer}"
+            start = block.start_line + current_start if block.start_line is not None else None
+            end = block.start_line + end_index if block.start_line is not None else None
+            pieces.append(_Piece(part, block.page, start, end, True))
+
+        for offset, line in enumerate(body):
+            index = first_line + offset
+            if self.tok.count(line) + wrap_cost > budget:  # one enormous line: token windows
+                flush(index - 1)
+                current, current_start = [], index + 1
+                for a, b in self._token_windows(line, budget - wrap_cost):
+                    part = line[a:b]
+                    part = f"{opener}\n{part}\n{closer}" if opener else part
+                    ln = block.start_line + index if block.start_line is not None else None
+                    pieces.append(_Piece(part, block.page, ln, ln, True))
+                continue
+            trial = current + [line]
+            if current and self.tok.count("\n".join(trial)) + wrap_cost > budget:
+                flush(index - 1)
+                current, current_start = [line], index
+            else:
+                if not current:
+                    current_start = index
+                current = trial
+        flush(first_line + len(body) - 1)
+        return pieces
+
+
+def _sections(blocks: tuple[Block, ...]) -> list[tuple[tuple[str, ...], list[Block]]]:
+    """Consecutive blocks under the same heading path. Heading blocks become the breadcrumb."""
+    sections: list[tuple[tuple[str, ...], list[Block]]] = []
+    for block in blocks:
+        path = block.heading_path
+        if block.kind == "heading":
+            sections.append((path, []))
+            continue
+        if not sections or sections[-1][0] != path:
+            sections.append((path, []))
+        sections[-1][1].append(block)
+    out = []
+    for path, body in sections:
+        if body:
+            out.append((path, body))
+    # A document of headings only still deserves a chunk per heading.
+    if not out:
+        out = [(b.heading_path, [Block("paragraph", b.text, b.heading_path, b.page, b.start_line, b.end_line)])
+               for b in blocks if b.kind == "heading"]
+    return out

@@ -1,0 +1,264 @@
+"""discover → parse → chunk → embed → store, incrementally.
+
+Unchanged files are recognised by mtime + size, then by SHA-256 of the content; only
+changed files are parsed and embedded. Each batch of documents is committed in one store
+write, so an interrupted run leaves every document at its old or its new version. Files
+that vanished (deleted, renamed, newly ignored) are pruned. A file that fails to parse is
+recorded as failed with its reason, and the run goes on.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+
+from ..config import Settings
+from ..errors import DocshelfError, ParseError, SourceError
+from ..models import Chunk, DocumentRecord, IndexReport, ParsedDocument, SourceFile
+from ..protocols import Embedder, Store
+from .chunk import Chunker, chunk_id
+from .discover import discover
+from .parsers import ParserRegistry
+
+log = logging.getLogger(__name__)
+
+COMMIT_CHUNKS = 256  # chunks per store commit: few versions, bounded memory
+EMBED_BATCH = 32  # texts per embedder call, so progress moves steadily
+
+
+class IndexProgress(Protocol):
+    """Receives progress events; the CLI draws a bar from them."""
+
+    def planned(self, files: int, to_index: int) -> None: ...
+
+    def file_done(self, path: str) -> None: ...
+
+    def chunks_embedded(self, n: int) -> None: ...
+
+
+class _NoProgress:
+    def planned(self, files: int, to_index: int) -> None:
+        pass
+
+    def file_done(self, path: str) -> None:
+        pass
+
+    def chunks_embedded(self, n: int) -> None:
+        pass
+
+
+@dataclass
+class _Pending:
+    record: DocumentRecord
+    chunks: list[Chunk] = field(default_factory=list)
+
+
+def _json_default(value: Any) -> str:
+    if isinstance(value, date | datetime):
+        return value.isoformat()
+    return str(value)
+
+
+def sha256_bytes(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+class Indexer:
+    def __init__(
+        self, settings: Settings, store: Store, embedder: Embedder, registry: ParserRegistry, chunker: Chunker
+    ) -> None:
+        self.settings = settings
+        self.store = store
+        self.embedder = embedder
+        self.registry = registry
+        self.chunker = chunker
+
+    # -- planning ---------------------------------------------------------------------
+    def run(
+        self,
+        roots: Sequence[Path],
+        *,
+        force: bool = False,
+        dry_run: bool = False,
+        progress: IndexProgress | None = None,
+        prune: bool = True,
+    ) -> IndexReport:
+        started = time.monotonic()
+        progress = progress or _NoProgress()
+        report = IndexReport(dry_run=dry_run)
+        found = discover(
+            roots, registry=self.registry, max_bytes=self.settings.max_file_bytes, exclude=self.settings.exclude
+        )
+        report.skipped.update(found.skipped)
+        records = {(r.root, r.path): r for r in self.store.records()}
+        # Only a folder root owns what vanished beneath it; a single-file root prunes nothing else.
+        root_names = {str(Path(r).expanduser().resolve()) for r in roots if Path(r).expanduser().is_dir()}
+
+        seen: set[tuple[str, str]] = set()
+        todo: list[tuple[SourceFile, bytes, str, DocumentRecord | None]] = []
+        touched: list[DocumentRecord] = []
+        for src in found.files:
+            key = (str(src.root), src.rel_path)
+            seen.add(key)
+            old = records.get(key)
+            if not force and old and old.size == src.size and old.mtime_ns == src.mtime_ns:
+                report.unchanged += 1
+                continue
+            try:
+                data = src.path.read_bytes()
+            except OSError as exc:
+                report.failed[src.rel_path] = f"could not read: {exc.strerror or exc}"
+                continue
+            digest = sha256_bytes(data)
+            if not force and old and old.sha256 == digest:
+                report.unchanged += 1
+                touched.append(_replace(old, size=src.size, mtime_ns=src.mtime_ns))
+                continue
+            todo.append((src, data, digest, old))
+        gone = [key for key in records if key[0] in root_names and key not in seen] if prune else []
+        report.removed = [path for _, path in gone]
+        progress.planned(len(found.files), len(todo))
+        if dry_run:
+            for src, _, _, old in todo:
+                (report.updated if old else report.added).append(src.rel_path)
+            report.seconds = time.monotonic() - started
+            return report
+
+        self.store.delete_documents(gone)
+        self.store.put_records(touched)
+        self._index_files(todo, report, progress)
+        report.seconds = time.monotonic() - started
+        return report
+
+    def remove(self, keys: Sequence[tuple[str, str]]) -> None:
+        self.store.delete_documents(keys)
+
+    # -- work ---------------------------------------------------------------------------
+    def _index_files(self, todo, report: IndexReport, progress: IndexProgress) -> None:
+        pending: list[_Pending] = []
+        pending_chunks = 0
+        failed_records: list[DocumentRecord] = []
+        for src, data, digest, old in todo:
+            try:
+                item = self._prepare(src, data, digest)
+            except SourceError as exc:
+                reason = exc.reason
+                report.failed[src.rel_path] = reason
+                log.warning("failed to index %s: %s", src.rel_path, reason)
+                failed_records.append(self._failed_record(src, digest, reason, old))
+                progress.file_done(src.rel_path)
+                continue
+            (report.updated if old else report.added).append(src.rel_path)
+            pending.append(item)
+            pending_chunks += len(item.chunks)
+            if pending_chunks >= COMMIT_CHUNKS:
+                report.chunks_embedded += self._commit(pending, progress)
+                pending, pending_chunks = [], 0
+        if pending:
+            report.chunks_embedded += self._commit(pending, progress)
+        self.store.put_records(failed_records)
+
+    def _prepare(self, src: SourceFile, data: bytes, digest: str) -> _Pending:
+        try:
+            doc = self.registry.parse(src.path, data)
+        except SourceError:
+            raise
+        except Exception as exc:  # a parser bug must not stop the run
+            raise ParseError(src.rel_path, f"parser crashed: {type(exc).__name__}: {exc}") from exc
+        collection, collection_type = self.settings.collection_for(src.rel_path)
+        doc_type = self.settings.doc_type_for(src.rel_path, doc.metadata.get("type"), collection_type)
+        tags = _tags(doc.metadata.get("tags"))
+        doc_date = _iso_date(doc.metadata.get("date"))
+        record = DocumentRecord(
+            root=str(src.root), path=src.rel_path, sha256=digest, size=src.size, mtime_ns=src.mtime_ns,
+            status="indexed", collection=collection, doc_type=doc_type, title=doc.title, format=doc.format,
+            page_count=doc.page_count, tags=tags, date=doc_date, indexed_at=time.time(),
+        )
+        chunks = self.make_chunks(doc, record)
+        return _Pending(_replace(record, chunk_count=len(chunks)), chunks)
+
+    def make_chunks(self, doc: ParsedDocument, record: DocumentRecord) -> list[Chunk]:
+        metadata_json = json.dumps(doc.metadata, default=_json_default, sort_keys=True)
+        return [
+            Chunk(
+                id=chunk_id(record.root, record.path, d.chunk_index, d.embed_text), root=record.root,
+                path=record.path, collection=record.collection, doc_type=record.doc_type, title=doc.title,
+                heading_path=d.heading_path, chunk_index=d.chunk_index, text=d.text, embed_text=d.embed_text,
+                page=d.page, start_line=d.start_line, end_line=d.end_line, tags=record.tags, date=record.date,
+                metadata_json=metadata_json,
+            )
+            for d in self.chunker.chunk(doc)
+        ]
+
+    def _commit(self, pending: list[_Pending], progress: IndexProgress) -> int:
+        texts = [c.embed_text for p in pending for c in p.chunks]
+        parts = []
+        for start in range(0, len(texts), EMBED_BATCH):
+            batch = texts[start : start + EMBED_BATCH]
+            parts.append(self.embedder.embed_documents(batch))
+            progress.chunks_embedded(len(batch))
+        vectors = np.concatenate(parts) if parts else np.zeros((0, self.embedder.dimensions), np.float32)
+        items, offset = [], 0
+        for p in pending:
+            n = len(p.chunks)
+            items.append((p.record, p.chunks, vectors[offset : offset + n]))
+            offset += n
+        self.store.replace_documents(items)
+        for p in pending:
+            progress.file_done(p.record.path)
+        return len(texts)
+
+    @staticmethod
+    def _failed_record(src: SourceFile, digest: str, reason: str, old: DocumentRecord | None) -> DocumentRecord:
+        base = old or DocumentRecord(
+            root=str(src.root), path=src.rel_path, sha256="", size=0, mtime_ns=0, status="failed",
+            collection="", doc_type="",
+        )
+        return _replace(
+            base, sha256=digest, size=src.size, mtime_ns=src.mtime_ns, status="failed", error=reason,
+            indexed_at=time.time(),
+        )
+
+
+def _replace(record: DocumentRecord, **changes: Any) -> DocumentRecord:
+    from dataclasses import replace
+
+    return replace(record, **changes)
+
+
+def _tags(value: Any) -> tuple[str, ...]:
+    if not value:
+        return ()
+    items = value if isinstance(value, list | tuple) else str(value).replace(",", " ").split()
+    out: list[str] = []
+    for t in items:
+        t = str(t).strip().lstrip("#").lower()
+        if t and t not in out:
+            out.append(t)
+    return tuple(out)
+
+
+def _iso_date(value: Any) -> str | None:
+    if value is None or value == "":
+        return None
+    if isinstance(value, datetime):
+        return value.date().isoformat()
+    if isinstance(value, date):
+        return value.isoformat()
+    text = str(value).strip()
+    try:
+        return date.fromisoformat(text[:10]).isoformat()
+    except ValueError:
+        return None
+
+
+__all__ = ["Indexer", "IndexProgress", "DocshelfError"]

@@ -1,0 +1,1 @@
+"""Ranking: keyword (BM25), semantic (dense), fuzzy and hybrid fusion over any Store."""

@@ -1,0 +1,43 @@
+"""Where the query's terms occur in a hit's text, as character offsets (for JSON and Rich)."""
+
+from __future__ import annotations
+
+import re
+
+from ..analysis import identifier_parts
+
+STOPWORDS = frozenset(
+    "a an and are as at be by can do does for from how i in is it of on or that the this to was what when where which "
+    "who why will with you your my we our".split()
+)
+
+
+def query_terms(query: str) -> list[str]:
+    terms: list[str] = []
+    for word in re.findall(r"[\w\-.]+", query.lower()):
+        word = word.strip(".-")
+        if len(word) < 2 or word in STOPWORDS:
+            continue
+        for t in {word, *identifier_parts(word)}:
+            if len(t) >= 2 and t not in STOPWORDS and t not in terms:
+                terms.append(t)
+    return terms
+
+
+def highlight_spans(text: str, query: str) -> tuple[tuple[int, int], ...]:
+    """Non-overlapping spans of words that start with a query term (so 'rotate' marks 'rotating'? no:
+    a term's stem prefix of at least 4 letters marks inflections such as rotate → rotated)."""
+    spans: list[tuple[int, int]] = []
+    lowered = text.lower()
+    for term in query_terms(query):
+        stem = term if len(term) <= 4 else term[: max(4, len(term) - 2)]
+        for m in re.finditer(r"\b" + re.escape(stem) + r"[\w]*", lowered):
+            spans.append((m.start(), m.end()))
+    spans.sort()
+    merged: list[tuple[int, int]] = []
+    for s, e in spans:
+        if merged and s <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(e, merged[-1][1]))
+        else:
+            merged.append((s, e))
+    return tuple(merged)

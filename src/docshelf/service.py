@@ -1,0 +1,387 @@
+"""``Docshelf``: the one object the CLI, the MCP server and the HTTP API all talk to.
+
+It owns the wiring (settings → store, embedder, parsers, chunker, searcher), guards the
+index's identity (the manifest) and makes sure only one process writes at a time.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from filelock import FileLock, Timeout
+
+from .config import Settings
+from .errors import ConfigError, EmbedderMismatch, IndexLocked, InvalidQuery, NotFound
+from .models import Chunk, DocumentRecord, IndexReport, SearchFilters, SearchMode, SearchResult
+from .protocols import Embedder, Store
+
+log = logging.getLogger(__name__)
+
+SCHEMA_VERSION = 1
+LOCK_FILE = "writer.lock"
+
+
+@dataclass(frozen=True)
+class CollectionInfo:
+    name: str
+    documents: int
+    chunks: int
+    doc_types: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class IndexStatus:
+    index_dir: str
+    model: str
+    dimensions: int
+    model_loaded: bool
+    store: str
+    roots: tuple[str, ...]
+    documents: int
+    chunks: int
+    failed: dict[str, str]
+    collections: tuple[CollectionInfo, ...]
+    last_indexed_at: float | None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class DocumentText:
+    """A document's text reassembled from its chunks, in order (optionally one range)."""
+
+    path: str
+    root: str
+    title: str
+    collection: str
+    doc_type: str
+    text: str
+    chunk_ids: tuple[str, ...]
+    start_line: int | None
+    end_line: int | None
+    pages: tuple[int, ...]
+    truncated: bool
+    total_chunks: int
+
+
+class Docshelf:
+    def __init__(self, settings: Settings, *, embedder: Embedder | None = None, store: Store | None = None) -> None:
+        from .embedders import make_embedder
+        from .pipeline.chunk import Chunker
+        from .pipeline.parsers import default_registry
+        from .search.engine import SearchOptions, Searcher
+        from .stores import open_store
+
+        self.settings = settings
+        self.index_dir = Path(settings.index_dir).expanduser()
+        self.embedder = embedder or make_embedder(
+            settings.model, batch_size=settings.embed_batch_size, threads=settings.embed_threads
+        )
+        self.store = store or open_store(self.index_dir, self.embedder.dimensions)
+        self._check_manifest()
+        self.registry = default_registry()
+        self.chunker = Chunker(self.embedder.tokenizer, self.chunk_tokens, settings.chunk_overlap)
+        self.searcher = Searcher(
+            self.store,
+            self.embedder,
+            SearchOptions(max_per_doc=settings.max_chunks_per_doc),
+            semantic_ready=lambda: self.semantic_ready,
+        )
+        self.wait_for_model = True  # servers set False so a search never blocks on a model load
+        self._lock = FileLock(str(self.index_dir / LOCK_FILE))
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> Docshelf:
+        return cls(settings)
+
+    # -- identity -------------------------------------------------------------------------
+    @property
+    def chunk_tokens(self) -> int:
+        return min(self.settings.chunk_tokens or self.embedder.max_tokens, self.embedder.max_tokens)
+
+    def _identity(self) -> dict[str, Any]:
+        return {
+            "schema_version": SCHEMA_VERSION,
+            "embedder": {
+                "model_id": self.embedder.model_id,
+                "dimensions": self.embedder.dimensions,
+                "normalized": self.embedder.normalized,
+                "max_tokens": self.embedder.max_tokens,
+            },
+            "chunker": {"max_tokens": self.chunk_tokens, "overlap": self.settings.chunk_overlap},
+        }
+
+    def _check_manifest(self) -> None:
+        manifest = self.store.read_manifest()
+        if manifest is None:
+            return
+        want = self._identity()
+        for part in ("schema_version", "embedder", "chunker"):
+            if manifest.get(part) != want[part]:
+                raise EmbedderMismatch(self._mismatch_message(part, manifest.get(part), want[part]))
+
+    def _mismatch_message(self, part: str, have: Any, want: Any) -> str:
+        if part == "embedder" and isinstance(have, dict):
+            what = f"model {have.get('model_id')} ({have.get('dimensions')}-d)"
+            now = f"{want['model_id']} ({want['dimensions']}-d)"
+        else:
+            what, now = f"{part} {have}", f"{want}"
+        return (
+            f"the index at {self.index_dir} was built with {what}, but this run uses {now}. "
+            f"Re-index with `docshelf index --force` to rebuild it for the new settings, "
+            f"or point --index-dir elsewhere, or go back to the settings it was built with."
+        )
+
+    @property
+    def roots(self) -> list[Path]:
+        manifest = self.store.read_manifest() or {}
+        known = [Path(r) for r in manifest.get("roots", [])]
+        for r in self.settings.roots:
+            p = Path(r).expanduser().resolve()
+            if p not in known:
+                known.append(p)
+        return known
+
+    # -- writing ----------------------------------------------------------------------------
+    @contextmanager
+    def writer(self, timeout: float = 0) -> Iterator[None]:
+        """Hold the index's writer lock: one writing process at a time, across processes."""
+        try:
+            self._lock.acquire(timeout=timeout)
+        except Timeout as exc:
+            raise IndexLocked(
+                f"another docshelf process is writing the index at {self.index_dir}; "
+                "wait for it to finish (a running `docshelf serve` keeps it up to date itself)"
+            ) from exc
+        try:
+            yield
+        finally:
+            self._lock.release()
+
+    def try_become_writer(self) -> bool:
+        try:
+            self._lock.acquire(timeout=0)
+            return True
+        except Timeout:
+            return False
+
+    def index(
+        self,
+        paths: Sequence[Path] | None = None,
+        *,
+        force: bool = False,
+        dry_run: bool = False,
+        progress: Any = None,
+        lock_timeout: float = 10,
+    ) -> IndexReport:
+        """Bring the index up to date with ``paths`` (default: every known root)."""
+        from .pipeline.indexer import Indexer
+
+        roots = [Path(p).expanduser().resolve() for p in paths] if paths else self.roots
+        if not roots:
+            raise ConfigError("no folders to index: pass a PATH (`docshelf index ~/docs`) or set `roots` in the config")
+        for root in roots:
+            if not root.exists():
+                raise ConfigError(f"{root} does not exist")
+        if dry_run:
+            return Indexer(self.settings, self.store, self.embedder, self.registry, self.chunker).run(
+                roots, force=force, dry_run=True, progress=progress
+            )
+        with self.writer(timeout=lock_timeout):
+            if force:
+                self.store.reset()
+            manifest = self.store.read_manifest() or {**self._identity(), "created_at": time.time(), "roots": []}
+            manifest.update(self._identity())
+            for root in roots:
+                key = str(root if root.is_dir() else root.parent)
+                if key not in manifest["roots"]:
+                    manifest["roots"].append(key)
+            self.store.write_manifest(manifest)
+            report = Indexer(self.settings, self.store, self.embedder, self.registry, self.chunker).run(
+                roots, force=force, progress=progress
+            )
+            if report.added or report.updated or report.removed or force:
+                self.store.optimize()
+            manifest["last_indexed_at"] = time.time()
+            self.store.write_manifest(manifest)
+        return report
+
+    def reindex_paths(self, root: Path, rel_paths: Sequence[str]) -> IndexReport:
+        """Re-index a few files of one root (the watcher's entry point); call as the writer."""
+        from .pipeline.indexer import Indexer
+
+        return Indexer(self.settings, self.store, self.embedder, self.registry, self.chunker).run_paths(
+            root, rel_paths
+        )
+
+    # -- reading ----------------------------------------------------------------------------
+    @property
+    def semantic_ready(self) -> bool:
+        return self.wait_for_model or self.embedder.loaded
+
+    def search(
+        self,
+        query: str,
+        *,
+        k: int = 10,
+        mode: SearchMode | None = None,
+        filters: SearchFilters | None = None,
+        min_score: float = 0.0,
+        max_per_doc: int | None = None,
+    ) -> SearchResult:
+        filters = filters or SearchFilters()
+        if filters.doc_types is None and self.settings.search_doc_types:
+            filters = _with(filters, doc_types=tuple(self.settings.search_doc_types))
+        return self.searcher.search(
+            query, k=k, mode=mode or self.settings.search_mode, filters=filters, min_score=min_score,
+            max_per_doc=max_per_doc,
+        )
+
+    def find_document(self, path: str, root: str | None = None) -> DocumentRecord:
+        path = path.strip().lstrip("/")
+        matches = [r for r in self.store.records() if r.path == path and (root is None or r.root == root)]
+        if not matches:
+            # Accept an absolute path under a root too.
+            for r in self.store.records():
+                if str(Path(r.root) / r.path) == str(Path("/") / path) or str(Path(r.root) / r.path) == path:
+                    return r
+            raise NotFound(f"no indexed document at {path!r}; `docshelf status` or list_documents shows what is indexed")
+        return matches[0]
+
+    def get_document(
+        self,
+        path: str,
+        *,
+        root: str | None = None,
+        lines: tuple[int, int] | None = None,
+        page: int | None = None,
+        section: str | None = None,
+        max_chars: int | None = None,
+    ) -> DocumentText:
+        record = self.find_document(path, root)
+        chunks = self.store.document_chunks(record.root, record.path)
+        selected = [c for c in chunks if _in_range(c, lines, page, section)]
+        if not selected and (lines or page or section):
+            raise NotFound(f"{record.path} has no text in the requested range")
+        text = _reassemble(selected, lines)
+        truncated = bool(max_chars and len(text) > max_chars)
+        if truncated:
+            text = text[:max_chars]
+        starts = [c.start_line for c in selected if c.start_line is not None]
+        ends = [c.end_line for c in selected if c.end_line is not None]
+        return DocumentText(
+            path=record.path, root=record.root, title=record.title, collection=record.collection,
+            doc_type=record.doc_type, text=text, chunk_ids=tuple(c.id for c in selected),
+            start_line=min(starts) if starts else None, end_line=max(ends) if ends else None,
+            pages=tuple(sorted({c.page for c in selected if c.page is not None})), truncated=truncated,
+            total_chunks=len(chunks),
+        )
+
+    def neighbors(self, chunk_id: str, before: int = 1, after: int = 1) -> list[Chunk]:
+        found = self.store.get_chunks([chunk_id])
+        if not found:
+            raise NotFound(f"no chunk with id {chunk_id!r}; chunk ids come from search results")
+        chunk = found[0]
+        chunks = self.store.document_chunks(chunk.root, chunk.path)
+        lo, hi = chunk.chunk_index - max(0, before), chunk.chunk_index + max(0, after)
+        return [c for c in chunks if lo <= c.chunk_index <= hi]
+
+    def list_documents(
+        self, *, collection: str | None = None, path_prefix: str | None = None, limit: int = 100, cursor: str | None = None
+    ) -> tuple[list[DocumentRecord], str | None]:
+        """Documents sorted by path; ``cursor`` is the last path of the previous page."""
+        if limit < 1:
+            raise InvalidQuery("limit must be at least 1")
+        records = sorted(self.store.records(), key=lambda r: (r.path, r.root))
+        out = [
+            r for r in records
+            if (collection is None or r.collection == collection)
+            and (path_prefix is None or r.path.startswith(path_prefix.lstrip("/")))
+            and (cursor is None or r.path > cursor)
+        ]
+        page = out[:limit]
+        return page, (page[-1].path if len(out) > limit else None)
+
+    def collections(self) -> list[CollectionInfo]:
+        by: dict[str, list[DocumentRecord]] = {}
+        for r in self.store.records():
+            if r.status == "indexed":
+                by.setdefault(r.collection, []).append(r)
+        return [
+            CollectionInfo(name, len(rs), sum(r.chunk_count for r in rs), tuple(sorted({r.doc_type for r in rs})))
+            for name, rs in sorted(by.items())
+        ]
+
+    def status(self) -> IndexStatus:
+        self.store.refresh()
+        records = self.store.records()
+        manifest = self.store.read_manifest() or {}
+        return IndexStatus(
+            index_dir=str(self.index_dir), model=self.embedder.model_id, dimensions=self.embedder.dimensions,
+            model_loaded=self.embedder.loaded, store="lancedb", roots=tuple(str(r) for r in self.roots),
+            documents=sum(1 for r in records if r.status == "indexed"), chunks=self.store.count_chunks(),
+            failed={r.path: r.error for r in records if r.status == "failed"}, collections=tuple(self.collections()),
+            last_indexed_at=manifest.get("last_indexed_at"),
+        )
+
+
+def _with(filters: SearchFilters, **changes: Any) -> SearchFilters:
+    from dataclasses import replace
+
+    return replace(filters, **changes)
+
+
+def _in_range(c: Chunk, lines: tuple[int, int] | None, page: int | None, section: str | None) -> bool:
+    if page is not None and c.page != page:
+        return False
+    if lines is not None:
+        if c.start_line is None or c.end_line is None:
+            return False
+        if c.end_line < lines[0] or c.start_line > lines[1]:
+            return False
+    if section is not None:
+        wanted = section.lower().strip()
+        if not any(wanted == h.lower() or wanted in " > ".join(c.heading_path).lower() for h in c.heading_path):
+            return False
+    return True
+
+
+def _reassemble(chunks: Sequence[Chunk], lines: tuple[int, int] | None) -> str:
+    """Join chunk bodies in order, dropping text repeated by chunk overlap."""
+    parts: list[str] = []
+    last_heading: tuple[str, ...] | None = None
+    previous = ""
+    for c in chunks:
+        body = c.text
+        overlap = _overlap(previous, body)
+        if overlap:
+            body = body[overlap:].lstrip()
+        if c.heading_path and c.heading_path != last_heading and c.heading_path:
+            parts.append("#" * min(len(c.heading_path), 6) + " " + c.heading_path[-1])
+            last_heading = c.heading_path
+        if body:
+            parts.append(body)
+        previous = c.text
+    return "\n\n".join(parts)
+
+
+def _overlap(previous: str, current: str) -> int:
+    """Length of the longest prefix of ``current`` that ends ``previous`` (chunk overlap)."""
+    probe = current[:24]
+    if len(probe) < 24:
+        return 0
+    tail = previous[-4000:]
+    best = 0
+    start = tail.find(probe)
+    while start != -1:
+        n = len(tail) - start
+        if current.startswith(tail[start:]):
+            best = max(best, n)
+            break  # the first match is the longest
+        start = tail.find(probe, start + 1)
+    return best

@@ -1,0 +1,323 @@
+"""The embedded default store: LanceDB (vectors, BM25 full-text and filters in one engine).
+
+Layout of an index folder: ``chunks.lance`` and ``documents.lance`` tables plus
+``manifest.json`` (the embedder and chunker identity). Replacing a document's chunks is a
+single ``merge_insert`` commit, so a crash leaves the old version or the new, never a mix.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import shutil
+import tempfile
+from collections.abc import Sequence
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+
+from ..analysis import searchable_text
+from ..errors import InvalidQuery, StoreError
+from ..models import Chunk, DocumentRecord, SearchFilters
+from .filters import field_token, quote, to_sql
+
+log = logging.getLogger(__name__)
+
+CHUNKS = "chunks"
+DOCUMENTS = "documents"
+MANIFEST = "manifest.json"
+_CHUNK_COLUMNS = [
+    "id", "root", "path", "collection", "doc_type", "title", "heading_path", "chunk_index",
+    "text", "embed_text", "page", "start_line", "end_line", "tags", "date", "metadata_json",
+]
+
+
+def _chunk_schema(dim: int) -> pa.Schema:
+    return pa.schema([
+        ("id", pa.string()), ("root", pa.string()), ("path", pa.string()),
+        ("collection", pa.string()), ("doc_type", pa.string()), ("title", pa.string()),
+        ("heading_path", pa.list_(pa.string())), ("chunk_index", pa.int32()),
+        ("text", pa.string()), ("embed_text", pa.string()), ("search_text", pa.string()),
+        ("page", pa.int32()), ("start_line", pa.int32()), ("end_line", pa.int32()),
+        ("tags", pa.list_(pa.string())), ("date", pa.string()), ("fields", pa.list_(pa.string())),
+        ("metadata_json", pa.string()), ("vector", pa.list_(pa.float32(), dim)),
+    ])
+
+
+_DOC_SCHEMA = pa.schema([
+    ("key", pa.string()), ("root", pa.string()), ("path", pa.string()), ("sha256", pa.string()),
+    ("size", pa.int64()), ("mtime_ns", pa.int64()), ("status", pa.string()),
+    ("collection", pa.string()), ("doc_type", pa.string()), ("title", pa.string()),
+    ("error", pa.string()), ("chunk_count", pa.int32()), ("indexed_at", pa.float64()),
+    ("format", pa.string()), ("page_count", pa.int32()), ("tags", pa.list_(pa.string())),
+    ("date", pa.string()),
+])
+
+
+def _key(root: str, path: str) -> str:
+    return f"{root}\x00{path}"
+
+
+def _fields(metadata_json: str) -> list[str]:
+    """Frontmatter scalars (and list items) as ``key=value`` tokens for exact filtering."""
+    try:
+        meta = json.loads(metadata_json or "{}")
+    except ValueError:
+        return []
+    out = []
+    for key, value in meta.items():
+        values = value if isinstance(value, list) else [value]
+        out.extend(field_token(key, v) for v in values if isinstance(v, str | int | float | bool))
+    return out
+
+
+class LanceStore:
+    def __init__(self, index_dir: Path, dimensions: int) -> None:
+        import lancedb
+
+        self.dir = Path(index_dir)
+        self.dir.mkdir(parents=True, exist_ok=True)
+        self.dimensions = dimensions
+        # Check for other processes' commits on every read: readers always see new data.
+        self._db = lancedb.connect(str(self.dir), read_consistency_interval=timedelta(0))
+        self._chunks = self._open(CHUNKS, _chunk_schema(dimensions))
+        self._docs = self._open(DOCUMENTS, _DOC_SCHEMA)
+        self._fts_ready = self._has_fts()
+
+    def _open(self, name: str, schema: pa.Schema):
+        try:
+            return self._db.open_table(name)
+        except (ValueError, FileNotFoundError):
+            try:
+                return self._db.create_table(name, schema=schema)
+            except (ValueError, OSError):  # created by another process meanwhile
+                return self._db.open_table(name)
+
+    # -- manifest ---------------------------------------------------------------------
+    def read_manifest(self) -> dict[str, Any] | None:
+        path = self.dir / MANIFEST
+        if not path.exists():
+            return None
+        try:
+            return json.loads(path.read_text())
+        except ValueError as exc:
+            raise StoreError(f"{path} is corrupt ({exc}); run `docshelf index --force` to rebuild") from exc
+
+    def write_manifest(self, manifest: dict[str, Any]) -> None:
+        fd, tmp = tempfile.mkstemp(dir=self.dir, prefix=".manifest-")
+        with os.fdopen(fd, "w") as f:
+            json.dump(manifest, f, indent=2, sort_keys=True)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, self.dir / MANIFEST)
+
+    # -- writes -----------------------------------------------------------------------
+    def _chunk_rows(self, chunks: Sequence[Chunk], vectors: np.ndarray) -> list[dict[str, Any]]:
+        if len(chunks) != len(vectors):
+            raise StoreError(f"{len(chunks)} chunks but {len(vectors)} vectors")
+        if len(vectors) and vectors.shape[1] != self.dimensions:
+            raise StoreError(f"vectors have {vectors.shape[1]} dimensions, the index has {self.dimensions}")
+        rows = []
+        for c, v in zip(chunks, vectors, strict=True):
+            rows.append({
+                "id": c.id, "root": c.root, "path": c.path, "collection": c.collection,
+                "doc_type": c.doc_type, "title": c.title, "heading_path": list(c.heading_path),
+                "chunk_index": c.chunk_index, "text": c.text, "embed_text": c.embed_text,
+                "search_text": searchable_text(c.embed_text), "page": c.page,
+                "start_line": c.start_line, "end_line": c.end_line,
+                "tags": [t.lower() for t in c.tags], "date": c.date, "fields": _fields(c.metadata_json),
+                "metadata_json": c.metadata_json, "vector": v.astype(np.float32).tolist(),
+            })
+        return rows
+
+    @staticmethod
+    def _doc_row(r: DocumentRecord) -> dict[str, Any]:
+        return {
+            "key": _key(r.root, r.path), "root": r.root, "path": r.path, "sha256": r.sha256,
+            "size": r.size, "mtime_ns": r.mtime_ns, "status": r.status, "collection": r.collection,
+            "doc_type": r.doc_type, "title": r.title, "error": r.error, "chunk_count": r.chunk_count,
+            "indexed_at": r.indexed_at, "format": r.format, "page_count": r.page_count,
+            "tags": list(r.tags), "date": r.date,
+        }
+
+    @staticmethod
+    def _docs_predicate(keys: Sequence[tuple[str, str]]) -> str:
+        by_root: dict[str, list[str]] = {}
+        for root, path in keys:
+            by_root.setdefault(root, []).append(path)
+        return " OR ".join(
+            f"(root = {quote(root)} AND path IN ({', '.join(quote(p) for p in paths)}))"
+            for root, paths in by_root.items()
+        )
+
+    def replace_documents(self, items: Sequence[tuple[DocumentRecord, Sequence[Chunk], np.ndarray]]) -> None:
+        if not items:
+            return
+        existing = {(r.root, r.path) for r in self.records()}
+        new_rows: list[dict[str, Any]] = []
+        changed_rows: list[dict[str, Any]] = []
+        changed_keys: list[tuple[str, str]] = []
+        for record, chunks, vectors in items:
+            rows = self._chunk_rows(chunks, vectors)
+            if (record.root, record.path) in existing:
+                changed_rows.extend(rows)
+                changed_keys.append((record.root, record.path))
+            else:
+                new_rows.extend(rows)
+        schema = _chunk_schema(self.dimensions)
+        if new_rows:
+            self._chunks.add(pa.Table.from_pylist(new_rows, schema=schema))
+        if changed_keys:
+            predicate = self._docs_predicate(changed_keys)
+            if changed_rows:
+                # One commit: insert the new chunks and delete the document's other chunks.
+                (
+                    self._chunks.merge_insert("id")
+                    .when_matched_update_all()
+                    .when_not_matched_insert_all()
+                    .when_not_matched_by_source_delete(predicate)
+                    .execute(pa.Table.from_pylist(changed_rows, schema=schema))
+                )
+            else:
+                self._chunks.delete(predicate)
+        self.put_records([record for record, _, _ in items])
+
+    def put_records(self, records: Sequence[DocumentRecord]) -> None:
+        if not records:
+            return
+        table = pa.Table.from_pylist([self._doc_row(r) for r in records], schema=_DOC_SCHEMA)
+        self._docs.merge_insert("key").when_matched_update_all().when_not_matched_insert_all().execute(table)
+
+    def delete_documents(self, keys: Sequence[tuple[str, str]]) -> None:
+        if not keys:
+            return
+        predicate = self._docs_predicate(keys)
+        self._chunks.delete(predicate)
+        self._docs.delete(predicate)
+
+    # -- reads ------------------------------------------------------------------------
+    def records(self) -> list[DocumentRecord]:
+        rows = self._docs.to_arrow().to_pylist()
+        return [
+            DocumentRecord(
+                root=r["root"], path=r["path"], sha256=r["sha256"], size=r["size"], mtime_ns=r["mtime_ns"],
+                status=r["status"], collection=r["collection"], doc_type=r["doc_type"], title=r["title"] or "",
+                error=r["error"] or "", chunk_count=r["chunk_count"] or 0, indexed_at=r["indexed_at"] or 0.0,
+                format=r["format"] or "", page_count=r["page_count"], tags=tuple(r["tags"] or ()), date=r["date"],
+            )
+            for r in rows
+        ]
+
+    @staticmethod
+    def _to_chunk(r: dict[str, Any]) -> Chunk:
+        return Chunk(
+            id=r["id"], root=r["root"], path=r["path"], collection=r["collection"], doc_type=r["doc_type"],
+            title=r["title"] or "", heading_path=tuple(r["heading_path"] or ()), chunk_index=r["chunk_index"],
+            text=r["text"], embed_text=r["embed_text"], page=r["page"], start_line=r["start_line"],
+            end_line=r["end_line"], tags=tuple(r["tags"] or ()), date=r["date"], metadata_json=r["metadata_json"] or "{}",
+        )
+
+    def vector_search(self, vector: np.ndarray, k: int, filters: SearchFilters | None = None) -> list[tuple[Chunk, float]]:
+        q = self._chunks.search(np.asarray(vector, dtype=np.float32), vector_column_name="vector").distance_type("cosine")
+        where = to_sql(filters)
+        if where:
+            q = q.where(where, prefilter=True)
+        rows = self._run(q.select(_CHUNK_COLUMNS).limit(k))
+        return [(self._to_chunk(r), 1.0 - float(r["_distance"])) for r in rows]
+
+    def text_search(
+        self, query: str, k: int, filters: SearchFilters | None = None, fuzziness: int = 0
+    ) -> list[tuple[Chunk, float]]:
+        from lancedb.query import MatchQuery
+
+        if not query.strip() or self.count_chunks() == 0:
+            return []
+        self._ensure_fts()
+        q = self._chunks.search(MatchQuery(query, "search_text", fuzziness=fuzziness), query_type="fts")
+        where = to_sql(filters)
+        if where:
+            q = q.where(where, prefilter=True)
+        rows = self._run(q.select(_CHUNK_COLUMNS).limit(k))
+        return [(self._to_chunk(r), float(r["_score"])) for r in rows]
+
+    def _run(self, query) -> list[dict[str, Any]]:
+        try:
+            return query.to_list()
+        except Exception as exc:  # lance raises plain RuntimeError/ValueError for bad predicates
+            raise InvalidQuery(f"the index could not run this query: {exc}") from exc
+
+    def get_chunks(self, ids: Sequence[str]) -> list[Chunk]:
+        if not ids:
+            return []
+        rows = self._chunks.search().where(f"id IN ({', '.join(quote(i) for i in ids)})").select(_CHUNK_COLUMNS)
+        found = {r["id"]: self._to_chunk(r) for r in rows.limit(len(ids)).to_list()}
+        return [found[i] for i in ids if i in found]
+
+    def document_chunks(self, root: str, path: str) -> list[Chunk]:
+        q = self._chunks.search().where(f"root = {quote(root)} AND path = {quote(path)}").select(_CHUNK_COLUMNS)
+        rows = q.limit(1_000_000).to_list()
+        return sorted((self._to_chunk(r) for r in rows), key=lambda c: c.chunk_index)
+
+    def count_chunks(self) -> int:
+        return self._chunks.count_rows()
+
+    # -- maintenance ------------------------------------------------------------------
+    def _has_fts(self) -> bool:
+        try:
+            return any(i.index_type == "FTS" for i in self._chunks.list_indices())
+        except Exception:  # noqa: BLE001 - an unreadable index list just means "rebuild"
+            return False
+
+    def _ensure_fts(self) -> None:
+        """Build the BM25 index once; later rows are searched unindexed until optimize()."""
+        if self._fts_ready:
+            return
+        from lancedb.index import FTS
+
+        try:
+            self._chunks.create_index(
+                "search_text",
+                config=FTS(with_position=False, stem=True, remove_stop_words=True, ascii_folding=True),
+                replace=True,
+            )
+        except Exception as exc:  # noqa: BLE001
+            if not self._has_fts():
+                raise StoreError(f"could not build the full-text index: {exc}") from exc
+        self._fts_ready = True
+
+    def refresh(self) -> None:
+        self._chunks.checkout_latest()
+        self._docs.checkout_latest()
+        self._fts_ready = self._fts_ready or self._has_fts()
+
+    def optimize(self) -> None:
+        """Fold small commits together and bring indexes up to date (cheaper opens, faster reads)."""
+        if self.count_chunks():
+            self._ensure_fts()
+        for table in (self._chunks, self._docs):
+            try:
+                table.optimize(cleanup_older_than=timedelta(minutes=10))
+            except Exception as exc:  # noqa: BLE001 - a failed compaction loses nothing
+                log.warning("optimizing %s failed: %s", table.name, exc)
+
+    def reset(self) -> None:
+        for name in (CHUNKS, DOCUMENTS):
+            try:
+                self._db.drop_table(name)
+            except (ValueError, FileNotFoundError):
+                pass
+        (self.dir / MANIFEST).unlink(missing_ok=True)
+        self._chunks = self._open(CHUNKS, _chunk_schema(self.dimensions))
+        self._docs = self._open(DOCUMENTS, _DOC_SCHEMA)
+        self._fts_ready = False
+
+    def close(self) -> None:
+        pass
+
+
+def remove_index(index_dir: Path) -> None:
+    shutil.rmtree(index_dir, ignore_errors=True)
