@@ -210,6 +210,21 @@ def documents(
         out.print(f"{escape(d.path)}  [dim]{escape(d.collection)} · {escape(d.doc_type)} · {d.chunk_count} chunks[/]{mark}")
 
 
+def _register_more_commands() -> None:
+    """Commands that live in their own modules (server, evaluation) attach themselves to ``app``."""
+    import importlib
+
+    for name in ("cli_serve", "cli_eval"):
+        try:
+            importlib.import_module(f"{__package__}.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"{__package__}.{name}":
+                raise
+
+
+_register_more_commands()
+
+
 def main() -> None:
     """Entry point: run the app, turning DocshelfError into one clear line and exit 1."""
     try:

@@ -41,6 +41,7 @@ class _Piece:
     start_line: int | None
     end_line: int | None
     is_code: bool = False
+    sep: str = "\n\n"  # what stood before this piece in the source when it continues a block
 
 
 def embed_prefix(title: str, heading_path: tuple[str, ...]) -> str:
@@ -76,7 +77,7 @@ class Chunker:
             for body, first, last in self._pack(prefix, pieces):
                 starts = [p.start_line for p in body if p.start_line is not None]
                 ends = [p.end_line for p in body if p.end_line is not None]
-                text = "\n\n".join(p.text for p in body)
+                text = _join(body)
                 drafts.append(
                     ChunkDraft(
                         chunk_index=len(drafts),
@@ -111,7 +112,7 @@ class Chunker:
         current: list[_Piece] = []
         for piece in pieces:
             candidate = current + [piece]
-            if current and not self.fits(prefix + "\n\n".join(p.text for p in candidate)):
+            if current and not self.fits(prefix + _join(candidate)):
                 yield current, current[0], current[-1]
                 current = self._overlap_tail(prefix, current, piece) + [piece]
             else:
@@ -132,7 +133,7 @@ class Chunker:
                 break
             tail.insert(0, piece)
             used += cost
-        if tail and not self.fits(prefix + "\n\n".join(p.text for p in tail + [nxt])):
+        if tail and not self.fits(prefix + _join(tail + [nxt])):
             return []
         return tail
 
@@ -163,6 +164,7 @@ class Chunker:
         if pos < len(text):
             units.append((pos, len(text)))
         pieces: list[_Piece] = []
+        prev_end = 0
         for start, end in units:
             sentence = text[start:end]
             if self.tok.count(sentence) <= budget:
@@ -170,10 +172,16 @@ class Chunker:
             else:
                 spans = [(start + a, start + b) for a, b in self._token_windows(sentence, budget)]
             for a, b in spans:
+                piece_text = text[a:b].strip()
+                if not piece_text:
+                    continue
+                sep = "\n" if pieces and "\n" in text[prev_end:a] else " "
                 pieces.append(
-                    _Piece(text[a:b].strip(), block.page, self._line_at(block, text, a), self._line_at(block, text, b))
+                    _Piece(piece_text, block.page, self._line_at(block, text, a), self._line_at(block, text, b),
+                           sep="\n\n" if not pieces else sep)
                 )
-        return [p for p in pieces if p.text]
+                prev_end = b
+        return pieces
 
     def _token_windows(self, text: str, budget: int) -> list[tuple[int, int]]:
         spans = self.tok.token_spans(text)
@@ -237,6 +245,16 @@ class Chunker:
                 current = trial
         flush(first_line + len(body) - 1)
         return pieces
+
+
+def _join(pieces: list[_Piece]) -> str:
+    """Pieces of one split block rejoin with their original separator; blocks with a blank line."""
+    out = []
+    for i, p in enumerate(pieces):
+        if i:
+            out.append(p.sep)
+        out.append(p.text)
+    return "".join(out)
 
 
 def _sections(blocks: tuple[Block, ...]) -> list[tuple[tuple[str, ...], list[Block]]]:

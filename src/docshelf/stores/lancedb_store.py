@@ -77,6 +77,7 @@ def _fields(metadata_json: str) -> list[str]:
 
 class LanceStore:
     def __init__(self, index_dir: Path, dimensions: int) -> None:
+        os.environ.setdefault("LANCE_LOG", "error")  # lance's Rust warnings would go to stderr
         import lancedb
 
         self.dir = Path(index_dir)
@@ -226,7 +227,7 @@ class LanceStore:
         where = to_sql(filters)
         if where:
             q = q.where(where, prefilter=True)
-        rows = self._run(q.select(_CHUNK_COLUMNS).limit(k))
+        rows = self._run(q.select(_CHUNK_COLUMNS + ["_distance"]).limit(k))
         return [(self._to_chunk(r), 1.0 - float(r["_distance"])) for r in rows]
 
     def text_search(
@@ -241,7 +242,7 @@ class LanceStore:
         where = to_sql(filters)
         if where:
             q = q.where(where, prefilter=True)
-        rows = self._run(q.select(_CHUNK_COLUMNS).limit(k))
+        rows = self._run(q.select(_CHUNK_COLUMNS + ["_score"]).limit(k))
         return [(self._to_chunk(r), float(r["_score"])) for r in rows]
 
     def _run(self, query) -> list[dict[str, Any]]:
