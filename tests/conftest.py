@@ -34,8 +34,15 @@ def shelf(make_shelf, fake_embedder) -> Docshelf:
     return make_shelf(fake_embedder)
 
 
-def write(root: Path, rel: str, text: str) -> Path:
+def write_file(root: Path, rel: str, text: str) -> Path:
+    """Write ``text`` at ``root/rel``, creating folders."""
     path = root / rel
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text)
     return path
+
+
+@pytest.fixture
+def write():
+    """The ``write_file(root, rel, text)`` helper as a fixture."""
+    return write_file

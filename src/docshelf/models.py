@@ -76,6 +76,7 @@ class Chunk:
     tags: tuple[str, ...] = ()
     date: str | None = None
     metadata_json: str = "{}"
+    overlap: int = 0  # leading characters of ``text`` repeated from the previous chunk
 
 
 @dataclass(frozen=True)

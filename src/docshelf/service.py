@@ -352,36 +352,25 @@ def _in_range(c: Chunk, lines: tuple[int, int] | None, page: int | None, section
 
 
 def _reassemble(chunks: Sequence[Chunk], lines: tuple[int, int] | None) -> str:
-    """Join chunk bodies in order, dropping text repeated by chunk overlap."""
+    """Join chunk bodies in order, dropping the text each chunk repeats from the one before.
+
+    A chunk that continues the previous one's last line (a long paragraph cut in two)
+    is joined with a space, not a blank line.
+    """
     parts: list[str] = []
-    last_heading: tuple[str, ...] | None = None
-    previous = ""
+    previous: Chunk | None = None
     for c in chunks:
         body = c.text
-        overlap = _overlap(previous, body)
-        if overlap:
-            body = body[overlap:].lstrip()
-        if c.heading_path and c.heading_path != last_heading and c.heading_path:
+        adjacent = previous is not None and previous.chunk_index == c.chunk_index - 1
+        if c.overlap and adjacent:
+            body = body[c.overlap :]
+        if c.heading_path and (previous is None or c.heading_path != previous.heading_path):
             parts.append("#" * min(len(c.heading_path), 6) + " " + c.heading_path[-1])
-            last_heading = c.heading_path
+        elif adjacent and parts and previous.end_line is not None and previous.end_line == c.start_line:
+            parts[-1] = parts[-1] + " " + body
+            previous = c
+            continue
         if body:
             parts.append(body)
-        previous = c.text
+        previous = c
     return "\n\n".join(parts)
-
-
-def _overlap(previous: str, current: str) -> int:
-    """Length of the longest prefix of ``current`` that ends ``previous`` (chunk overlap)."""
-    probe = current[:24]
-    if len(probe) < 24:
-        return 0
-    tail = previous[-4000:]
-    best = 0
-    start = tail.find(probe)
-    while start != -1:
-        n = len(tail) - start
-        if current.startswith(tail[start:]):
-            best = max(best, n)
-            break  # the first match is the longest
-        start = tail.find(probe, start + 1)
-    return best

@@ -32,6 +32,7 @@ class ChunkDraft:
     page: int | None
     start_line: int | None
     end_line: int | None
+    overlap: int = 0  # leading characters of ``text`` repeated from the previous chunk
 
 
 @dataclass(frozen=True)
@@ -74,7 +75,8 @@ class Chunker:
             pieces: list[_Piece] = []
             for block in blocks:
                 pieces.extend(self._split_block(block, budget))
-            for body, first, last in self._pack(prefix, pieces):
+            for body, overlap in self._pack(prefix, pieces):
+                first, last = body[0], body[-1]
                 starts = [p.start_line for p in body if p.start_line is not None]
                 ends = [p.end_line for p in body if p.end_line is not None]
                 text = _join(body)
@@ -87,6 +89,7 @@ class Chunker:
                         page=first.page if first.page is not None else last.page,
                         start_line=min(starts) if starts else None,
                         end_line=max(ends) if ends else None,
+                        overlap=overlap,
                     )
                 )
         return drafts
@@ -110,15 +113,18 @@ class Chunker:
     def _pack(self, prefix: str, pieces: list[_Piece]):
         """Greedily fill chunks; carry a short tail of prose into the next chunk as overlap."""
         current: list[_Piece] = []
+        overlap = 0
         for piece in pieces:
             candidate = current + [piece]
             if current and not self.fits(prefix + _join(candidate)):
-                yield current, current[0], current[-1]
-                current = self._overlap_tail(prefix, current, piece) + [piece]
+                yield current, overlap
+                tail = self._overlap_tail(prefix, current, piece)
+                overlap = len(_join(tail)) + len(piece.sep) if tail else 0
+                current = tail + [piece]
             else:
                 current = candidate
         if current:
-            yield current, current[0], current[-1]
+            yield current, overlap
 
     def _overlap_tail(self, prefix: str, done: list[_Piece], nxt: _Piece) -> list[_Piece]:
         if not self.overlap or nxt.is_code:

@@ -194,7 +194,7 @@ class Indexer:
                 path=record.path, collection=record.collection, doc_type=record.doc_type, title=doc.title,
                 heading_path=d.heading_path, chunk_index=d.chunk_index, text=d.text, embed_text=d.embed_text,
                 page=d.page, start_line=d.start_line, end_line=d.end_line, tags=record.tags, date=record.date,
-                metadata_json=metadata_json,
+                metadata_json=metadata_json, overlap=d.overlap,
             )
             for d in self.chunker.chunk(doc)
         ]

@@ -32,7 +32,7 @@ DOCUMENTS = "documents"
 MANIFEST = "manifest.json"
 _CHUNK_COLUMNS = [
     "id", "root", "path", "collection", "doc_type", "title", "heading_path", "chunk_index",
-    "text", "embed_text", "page", "start_line", "end_line", "tags", "date", "metadata_json",
+    "text", "embed_text", "page", "start_line", "end_line", "tags", "date", "metadata_json", "overlap",
 ]
 
 
@@ -44,7 +44,7 @@ def _chunk_schema(dim: int) -> pa.Schema:
         ("text", pa.string()), ("embed_text", pa.string()), ("search_text", pa.string()),
         ("page", pa.int32()), ("start_line", pa.int32()), ("end_line", pa.int32()),
         ("tags", pa.list_(pa.string())), ("date", pa.string()), ("fields", pa.list_(pa.string())),
-        ("metadata_json", pa.string()), ("vector", pa.list_(pa.float32(), dim)),
+        ("metadata_json", pa.string()), ("overlap", pa.int32()), ("vector", pa.list_(pa.float32(), dim)),
     ])
 
 
@@ -131,7 +131,7 @@ class LanceStore:
                 "search_text": searchable_text(c.embed_text), "page": c.page,
                 "start_line": c.start_line, "end_line": c.end_line,
                 "tags": [t.lower() for t in c.tags], "date": c.date, "fields": _fields(c.metadata_json),
-                "metadata_json": c.metadata_json, "vector": v.astype(np.float32).tolist(),
+                "metadata_json": c.metadata_json, "overlap": c.overlap, "vector": v.astype(np.float32).tolist(),
             })
         return rows
 
@@ -220,6 +220,7 @@ class LanceStore:
             title=r["title"] or "", heading_path=tuple(r["heading_path"] or ()), chunk_index=r["chunk_index"],
             text=r["text"], embed_text=r["embed_text"], page=r["page"], start_line=r["start_line"],
             end_line=r["end_line"], tags=tuple(r["tags"] or ()), date=r["date"], metadata_json=r["metadata_json"] or "{}",
+            overlap=r.get("overlap") or 0,
         )
 
     def vector_search(self, vector: np.ndarray, k: int, filters: SearchFilters | None = None) -> list[tuple[Chunk, float]]:

@@ -1,0 +1,204 @@
+"""Incremental indexing: unchanged, edited, deleted, renamed, same-named files, failures, manifest."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from docshelf.embedders.fake import FakeEmbedder
+from docshelf.errors import EmbedderMismatch, IndexLocked
+from docshelf.service import Docshelf
+
+
+def paths_found(shelf: Docshelf, query: str, mode: str = "keyword") -> set[str]:
+    return {h.path for h in shelf.search(query, k=20, mode=mode).hits}
+
+
+def test_unchanged_files_are_not_reembedded(write, tmp_path, shelf, fake_embedder):
+    docs = tmp_path / "docs"
+    write(docs, "a.md", "# Alpha\n\nThe alpha guide explains rotation.")
+    write(docs, "b.md", "# Beta\n\nThe beta guide explains scopes.")
+    first = shelf.index([docs])
+    assert (sorted(first.added), first.chunks_embedded) == (["a.md", "b.md"], 2)
+    embedded = fake_embedder.texts_embedded
+    again = shelf.index([docs])
+    assert (again.added, again.updated, again.unchanged, again.chunks_embedded) == ([], [], 2, 0)
+    assert fake_embedder.texts_embedded == embedded
+
+
+def test_touched_but_identical_file_is_recognised_by_hash(write, tmp_path, shelf, fake_embedder):
+    docs = tmp_path / "docs"
+    path = write(docs, "a.md", "# Alpha\n\nSame content.")
+    shelf.index([docs])
+    os.utime(path, ns=(path.stat().st_atime_ns, path.stat().st_mtime_ns + 5_000_000_000))
+    before = fake_embedder.texts_embedded
+    report = shelf.index([docs])
+    assert (report.unchanged, report.updated, fake_embedder.texts_embedded) == (1, [], before)
+    # The new mtime was recorded: a third run takes the fast path again.
+    assert shelf.index([docs]).unchanged == 1
+
+
+def test_edited_file_replaces_its_chunks(write, tmp_path, shelf):
+    docs = tmp_path / "docs"
+    path = write(docs, "a.md", "# Alpha\n\nOriginal wording about zebras.")
+    shelf.index([docs])
+    path.write_text("# Alpha\n\nNew wording about giraffes.")
+    report = shelf.index([docs])
+    assert report.updated == ["a.md"]
+    assert paths_found(shelf, "zebras") == set()
+    assert paths_found(shelf, "giraffes") == {"a.md"}
+    assert shelf.store.count_chunks() == 1
+
+
+def test_deleted_file_is_pruned(write, tmp_path, shelf):
+    docs = tmp_path / "docs"
+    write(docs, "keep.md", "# Keep\n\nkeep this walrus")
+    gone = write(docs, "gone.md", "# Gone\n\ndelete this walrus")
+    shelf.index([docs])
+    gone.unlink()
+    report = shelf.index([docs])
+    assert report.removed == ["gone.md"]
+    assert paths_found(shelf, "walrus") == {"keep.md"}
+    assert [r.path for r in shelf.store.records()] == ["keep.md"]
+
+
+def test_renamed_file_old_path_gone_new_path_found(write, tmp_path, shelf):
+    docs = tmp_path / "docs"
+    old = write(docs, "old/name.md", "# Guide\n\nThe platypus configuration guide.")
+    shelf.index([docs])
+    (docs / "new").mkdir()
+    old.rename(docs / "new" / "name.md")
+    report = shelf.index([docs])
+    assert (report.removed, report.added) == (["old/name.md"], ["new/name.md"])
+    assert paths_found(shelf, "platypus") == {"new/name.md"}
+
+
+def test_same_named_files_in_different_folders_are_two_documents(write, tmp_path, shelf):
+    docs = tmp_path / "docs"
+    write(docs, "api/README.md", "# API\n\nThe API readme mentions okapi.")
+    write(docs, "cli/README.md", "# CLI\n\nThe CLI readme mentions okapi.")
+    shelf.index([docs])
+    assert paths_found(shelf, "okapi") == {"api/README.md", "cli/README.md"}
+
+
+def test_corrupt_file_is_recorded_as_failed_and_the_rest_is_indexed(write, tmp_path, shelf):
+    docs = tmp_path / "docs"
+    write(docs, "good.md", "# Good\n\nA healthy document about lemurs.")
+    (docs / "broken.pdf").write_bytes(b"%PDF-1.7\nthis is not really a pdf")
+    report = shelf.index([docs])
+    assert report.added == ["good.md"]
+    assert list(report.failed) == ["broken.pdf"] and report.failed["broken.pdf"]
+    status = shelf.status()
+    assert (status.documents, list(status.failed)) == (1, ["broken.pdf"])
+    assert paths_found(shelf, "lemurs") == {"good.md"}
+    # Not retried while unchanged; retried (and fixed) when it changes.
+    assert shelf.index([docs]).failed == {}
+    (docs / "broken.pdf").unlink()
+    write(docs, "broken.md", "# Fixed\n\nNow about lemurs too.")
+    shelf.index([docs])
+    assert shelf.status().failed == {}
+
+
+def test_previously_good_file_that_breaks_keeps_its_last_good_version(write, tmp_path, shelf):
+    docs = tmp_path / "docs"
+    path = write(docs, "notes.txt", "Capybara notes that index fine.")
+    shelf.index([docs])
+    path.write_bytes(b"binary\x00garbage")
+    report = shelf.index([docs])
+    assert list(report.failed) == ["notes.txt"]
+    assert paths_found(shelf, "capybara") == {"notes.txt"}
+    assert shelf.status().failed["notes.txt"] == report.failed["notes.txt"]
+
+
+def test_force_reembeds_everything(write, tmp_path, shelf, fake_embedder):
+    docs = tmp_path / "docs"
+    write(docs, "a.md", "# A\n\nalpha")
+    shelf.index([docs])
+    before = fake_embedder.texts_embedded
+    report = shelf.index([docs], force=True)
+    assert report.added == ["a.md"] and fake_embedder.texts_embedded == before + 1
+
+
+def test_dry_run_lists_and_changes_nothing(write, tmp_path, shelf):
+    docs = tmp_path / "docs"
+    write(docs, "a.md", "# A\n\nalpha")
+    (docs / "image.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00")
+    report = shelf.index([docs], dry_run=True)
+    assert report.added == ["a.md"]
+    assert report.skipped["image.png"] == "unsupported format"
+    assert shelf.store.count_chunks() == 0 and shelf.store.records() == []
+
+
+def test_indexing_one_root_does_not_prune_another(write, tmp_path, shelf):
+    one, two = tmp_path / "one", tmp_path / "two"
+    write(one, "a.md", "# A\n\nnarwhal one")
+    write(two, "b.md", "# B\n\nnarwhal two")
+    shelf.index([one])
+    shelf.index([two])
+    assert paths_found(shelf, "narwhal") == {"a.md", "b.md"}
+    assert sorted(str(r) for r in shelf.roots) == sorted([str(one.resolve()), str(two.resolve())])
+    # With no paths, every known root is refreshed.
+    (one / "a.md").unlink()
+    assert shelf.index().removed == ["a.md"]
+
+
+def test_collections_and_doc_types_from_rules_and_frontmatter(write, tmp_path, make_shelf, fake_embedder):
+    shelf = make_shelf(
+        fake_embedder,
+        collections=[{"name": "vendor-docs", "include": ["**/vast/**"], "doc_type": "manual"}],
+        doc_types=[{"doc_type": "glossary", "include": ["**/definitions/*"]}],
+    )
+    docs = tmp_path / "docs"
+    write(docs, "x/vast/setup.md", "# Setup\n\nvast setup")
+    write(docs, "3_Resources/definitions/token.md", "# Token\n\ndefinition of token")
+    write(docs, "faq.md", "---\ntype: FAQ\n---\n# FAQ\n\nquestions")
+    shelf.index([docs])
+    got = {r.path: (r.collection, r.doc_type) for r in shelf.store.records()}
+    assert got == {
+        "x/vast/setup.md": ("vendor-docs", "manual"),
+        "3_Resources/definitions/token.md": ("default", "glossary"),
+        "faq.md": ("default", "faq"),
+    }
+
+
+def test_opening_an_index_with_another_model_is_refused(write, tmp_path, make_shelf):
+    docs = tmp_path / "docs"
+    write(docs, "a.md", "# A\n\nalpha")
+    make_shelf(FakeEmbedder(64)).index([docs])
+    with pytest.raises(EmbedderMismatch) as info:
+        make_shelf(FakeEmbedder(32))
+    message = str(info.value)
+    assert "fake-64 (64-d)" in message and "fake-32 (32-d)" in message and "docshelf index --force" in message
+
+
+def test_changed_chunk_settings_are_refused_too(write, tmp_path, make_shelf, fake_embedder):
+    docs = tmp_path / "docs"
+    write(docs, "a.md", "# A\n\nalpha")
+    make_shelf(fake_embedder).index([docs])
+    with pytest.raises(EmbedderMismatch, match="chunker"):
+        make_shelf(fake_embedder, chunk_tokens=128)
+
+
+def test_a_second_writer_is_refused_while_the_first_holds_the_lock(write, tmp_path, make_shelf, fake_embedder):
+    docs = tmp_path / "docs"
+    write(docs, "a.md", "# A\n\nalpha")
+    first, second = make_shelf(fake_embedder), make_shelf(FakeEmbedder())
+    with first.writer():
+        with pytest.raises(IndexLocked, match="another docshelf process"):
+            second.index([docs], lock_timeout=0.1)
+    assert second.index([docs]).added == ["a.md"]
+
+
+def test_get_document_reassembles_all_chunks_in_order(write, tmp_path, shelf):
+    docs = tmp_path / "docs"
+    sections = "\n\n".join(f"## Part {i}\n\n" + f"Paragraph {i} " * 200 for i in range(1, 5))
+    write(docs, "long.md", "# Long\n\n" + sections)
+    shelf.index([docs])
+    doc = shelf.get_document("long.md")
+    assert doc.total_chunks > 4
+    for i in range(1, 5):
+        assert doc.text.count(f"## Part {i}") == 1
+        assert doc.text.count(f"Paragraph {i}") == 200
+    part = shelf.get_document("long.md", section="Part 3")
+    assert "Paragraph 3" in part.text and "Paragraph 2" not in part.text
