@@ -264,14 +264,16 @@ def _join(pieces: list[_Piece]) -> str:
 
 
 def _sections(blocks: tuple[Block, ...]) -> list[tuple[tuple[str, ...], list[Block]]]:
-    """Consecutive blocks under the same heading path. Heading blocks become the breadcrumb."""
+    """Consecutive blocks under the same heading path (and page). Heading blocks become the breadcrumb."""
     sections: list[tuple[tuple[str, ...], list[Block]]] = []
     for block in blocks:
         path = block.heading_path
         if block.kind == "heading":
             sections.append((path, []))
             continue
-        if not sections or sections[-1][0] != path:
+        # A new page starts a new section too, so every chunk cites exactly one page.
+        new_page = bool(sections and sections[-1][1] and sections[-1][1][-1].page != block.page)
+        if not sections or sections[-1][0] != path or new_page:
             sections.append((path, []))
         sections[-1][1].append(block)
     out = []
