@@ -1,0 +1,1 @@
+"""The indexing pipeline: discover files, parse them into blocks, chunk, embed, store."""

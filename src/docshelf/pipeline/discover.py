@@ -1,0 +1,234 @@
+"""Walk roots and decide which files become documents, and why the others do not.
+
+Ignore rules follow git: ``.gitignore`` files at any depth apply to their own
+subtree, deeper files win, ``!pattern`` re-includes, and nothing inside an
+ignored directory can be re-included. ``.docshelfignore`` files use the same
+syntax and win over a ``.gitignore`` in the same directory. Symlinks never lead
+out of a root, and symlinked directories are not followed (no loops, no
+duplicates). Everything skipped for a reason the user may not expect (size,
+format, symlinks) is reported; ignored files are silent because they were asked for.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pathspec import GitIgnoreSpec
+
+from ..errors import SourceError
+from ..models import SourceFile
+from .parsers import SNIFF_BYTES, ParserRegistry
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_EXCLUDED_DIRS = frozenset({
+    ".git", ".hg", ".svn", "node_modules", ".obsidian", ".trash", ".venv", "__pycache__",
+    ".tox", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".idea",
+})
+"""Directory names never entered. Any directory holding ``pyvenv.cfg`` (a virtualenv
+such as ``venv/`` or ``env/``) is skipped as well."""
+DEFAULT_EXCLUDED_FILES = frozenset({".DS_Store"})
+IGNORE_FILES = (".gitignore", ".docshelfignore")
+"""Read in this order per directory; later lines win, so ``.docshelfignore`` overrides."""
+
+
+@dataclass
+class Discovery:
+    """Files to index, sorted by (root, rel_path), and skipped rel paths → reason."""
+
+    files: list[SourceFile] = field(default_factory=list)
+    skipped: dict[str, str] = field(default_factory=dict)
+
+
+def _decide(spec: GitIgnoreSpec | None, rel: str, is_dir: bool) -> bool | None:
+    """True: ignored; False: re-included by a ``!`` pattern; None: no pattern matched."""
+    if spec is None:
+        return None
+    return spec.check_file(rel + "/" if is_dir else rel).include
+
+
+class IgnoreRules:
+    """The ignore rules of one root, with ignore files read once per directory.
+
+    A file watcher keeps one instance per root and asks ``is_ignored`` for each
+    changed path; call ``clear()`` when a ``.gitignore``/``.docshelfignore`` changes.
+    """
+
+    def __init__(self, root: Path, *, exclude: Sequence[str] = (),
+                 default_excludes: bool = True) -> None:
+        self.root = Path(root)
+        self.default_excludes = default_excludes
+        self._exclude = GitIgnoreSpec.from_lines(list(exclude)) if exclude else None
+        self._specs: dict[str, GitIgnoreSpec | None] = {}
+
+    def clear(self) -> None:
+        """Forget cached ignore files (after one was created, edited or deleted)."""
+        self._specs.clear()
+
+    def is_ignored(self, rel_path: str, *, is_dir: bool = False) -> bool:
+        """Whether ``rel_path`` (POSIX, relative to the root) is ignored, ancestors included."""
+        parts = [p for p in rel_path.strip("/").split("/") if p not in ("", ".")]
+        if not parts:
+            return False
+        for i in range(1, len(parts)):
+            if self.ignored_entry("/".join(parts[:i]), is_dir=True):
+                return True
+        return self.ignored_entry("/".join(parts), is_dir=is_dir)
+
+    def ignored_entry(self, rel: str, *, is_dir: bool) -> bool:
+        """Like ``is_ignored`` but assumes the parent directories are not ignored (walks)."""
+        name = rel.rsplit("/", 1)[-1]
+        if self.default_excludes:
+            if is_dir and (name in DEFAULT_EXCLUDED_DIRS
+                           or (self.root / rel / "pyvenv.cfg").is_file()):
+                return True
+            if not is_dir and name in DEFAULT_EXCLUDED_FILES:
+                return True
+        decision = _decide(self._exclude, rel, is_dir)
+        if decision is not None:
+            return decision
+        parents = rel.split("/")[:-1]
+        for depth in range(len(parents), -1, -1):  # deepest ignore file first
+            base = "/".join(parents[:depth])
+            decision = _decide(self._spec(base), rel[len(base) + 1 :] if base else rel, is_dir)
+            if decision is not None:
+                return decision
+        return False
+
+    def _spec(self, base: str) -> GitIgnoreSpec | None:
+        if base not in self._specs:
+            lines: list[str] = []
+            for name in IGNORE_FILES:
+                path = self.root / base / name
+                try:
+                    lines += path.read_text(encoding="utf-8", errors="replace").splitlines()
+                except FileNotFoundError:
+                    continue
+                except OSError as exc:
+                    logger.warning("cannot read %s: %s", path, exc)
+            self._specs[base] = GitIgnoreSpec.from_lines(lines) if lines else None
+        return self._specs[base]
+
+
+def is_ignored(root: Path, rel_path: str, *, is_dir: bool = False, exclude: Sequence[str] = (),
+               default_excludes: bool = True) -> bool:
+    """One-off check of one path against a root's rules (reads the ignore files each call).
+
+    For repeated checks (a watcher) keep an ``IgnoreRules`` instead.
+    """
+    rules = IgnoreRules(root, exclude=exclude, default_excludes=default_excludes)
+    return rules.is_ignored(rel_path, is_dir=is_dir)
+
+
+def _size_reason(max_bytes: int) -> str:
+    return f"larger than the {max_bytes / 1_000_000:g} MB size cap"
+
+
+class _Walker:
+    def __init__(self, registry: ParserRegistry, max_bytes: int, result: Discovery) -> None:
+        self.registry = registry
+        self.max_bytes = max_bytes
+        self.result = result
+
+    def consider(self, root: Path, rel: str) -> None:
+        """Add ``root/rel`` (a regular file or a link to one) unless size or format rule it out."""
+        path = root / rel
+        try:
+            stat = path.stat()
+            if stat.st_size > self.max_bytes:
+                self.result.skipped[rel] = _size_reason(self.max_bytes)
+                return
+            if self.registry.for_file(path) is None:
+                with path.open("rb") as handle:
+                    head = handle.read(SNIFF_BYTES)
+                if self.registry.for_file(path, head) is None:
+                    self.result.skipped[rel] = "unsupported format"
+                    return
+        except OSError as exc:
+            self.result.skipped[rel] = f"unreadable ({exc.strerror or exc})"
+            return
+        self.result.files.append(SourceFile(root, path, rel, stat.st_size, stat.st_mtime_ns))
+
+    def walk(self, root: Path, rules: IgnoreRules) -> None:
+        stack = [""]
+        while stack:
+            prefix = stack.pop()
+            try:
+                with os.scandir(root / prefix) as it:
+                    entries = sorted(it, key=lambda e: e.name)
+            except OSError as exc:
+                self.result.skipped[prefix or "."] = f"unreadable ({exc.strerror or exc})"
+                continue
+            subdirs = []
+            for entry in entries:
+                rel = f"{prefix}/{entry.name}" if prefix else entry.name
+                try:
+                    is_dir = entry.is_dir()  # follows symlinks
+                    is_file = entry.is_file()
+                    is_link = entry.is_symlink()
+                except OSError as exc:
+                    self.result.skipped[rel] = f"unreadable ({exc.strerror or exc})"
+                    continue
+                if not is_dir and entry.name in IGNORE_FILES:
+                    continue
+                if rules.ignored_entry(rel, is_dir=is_dir):
+                    continue
+                if is_link:
+                    target = Path(entry.path).resolve()
+                    if not (is_dir or is_file):
+                        self.result.skipped[rel] = "broken symlink"
+                        continue
+                    if not target.is_relative_to(root):
+                        self.result.skipped[rel] = "symlink outside the root"
+                        continue
+                    if is_dir:
+                        self.result.skipped[rel] = "symlinked directory (not followed)"
+                        continue
+                if is_dir:
+                    subdirs.append(rel)
+                elif is_file:
+                    self.consider(root, rel)
+                else:
+                    self.result.skipped[rel] = "not a regular file"
+            stack.extend(reversed(subdirs))
+
+
+def discover(
+    roots: Sequence[Path],
+    *,
+    registry: ParserRegistry,
+    max_bytes: int = 20_000_000,
+    exclude: Sequence[str] = (),
+    default_excludes: bool = True,
+) -> Discovery:
+    """Find the files under ``roots`` that docshelf can index.
+
+    A root may be a single file: its root is then its parent directory and ignore
+    rules do not apply to it (it was named explicitly). ``exclude`` holds extra
+    gitignore-style patterns relative to each root; they win over ignore files.
+    Raises SourceError for a root that does not exist.
+    """
+    result = Discovery()
+    walker = _Walker(registry, max_bytes, result)
+    for given in roots:
+        given = Path(given).expanduser()
+        if not given.exists():
+            raise SourceError(str(given), "no such file or directory; check the path")
+        if given.is_dir():
+            root = given.resolve()
+            walker.walk(root, IgnoreRules(root, exclude=exclude, default_excludes=default_excludes))
+            continue
+        root = given.absolute().parent.resolve()
+        if given.is_symlink() and not given.resolve().is_relative_to(root):
+            result.skipped[given.name] = "symlink outside the root"
+        elif given.is_file():
+            walker.consider(root, given.name)
+        else:
+            result.skipped[given.name] = "not a regular file"
+    unique = {(str(f.root), f.rel_path): f for f in result.files}
+    result.files = [unique[key] for key in sorted(unique)]
+    return result

@@ -1,0 +1,118 @@
+"""Parsers, one module per format, and the registry that picks one for a file.
+
+The registry chooses by suffix first and sniffs content only for unknown suffixes,
+so a PDF saved as ``report.bin`` or without an extension is still read. Every
+failure leaves here as a ParseError carrying the path and a readable reason.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import zipfile
+from collections.abc import Iterable
+from pathlib import Path
+
+from ...errors import ParseError
+from ...models import ParsedDocument
+from ...protocols import Parser
+from .docx import DocxParser
+from .html import HtmlParser
+from .markdown import MarkdownParser
+from .pdf import PdfParser
+from .text import CodeParser, TextParser
+
+__all__ = [
+    "CodeParser",
+    "DocxParser",
+    "HtmlParser",
+    "MarkdownParser",
+    "ParserRegistry",
+    "PdfParser",
+    "SNIFF_BYTES",
+    "TextParser",
+    "default_registry",
+]
+
+SNIFF_BYTES = 512
+_HTML_START = re.compile(rb"^\s*(?:<!--.*?-->\s*)*<(?:!doctype\s+html|html[\s>])", re.I | re.S)
+
+
+def _is_docx_zip(head: bytes, source: Path | bytes | None) -> bool:
+    """A zip whose members include ``word/document.xml`` (reads the central directory)."""
+    if not head.startswith(b"PK\x03\x04"):
+        return False
+    try:
+        handle = io.BytesIO(source) if isinstance(source, bytes) else source
+        if handle is None:
+            raise OSError("no file to open")
+        with zipfile.ZipFile(handle) as archive:
+            return "word/document.xml" in archive.namelist()
+    except (OSError, zipfile.BadZipFile, ValueError):
+        return b"word/document.xml" in head
+
+
+class ParserRegistry:
+    """Maps suffixes to parsers; later registrations win for a shared suffix."""
+
+    def __init__(self, parsers: Iterable[Parser] = ()) -> None:
+        self._by_suffix: dict[str, Parser] = {}
+        self._by_name: dict[str, Parser] = {}
+        for parser in parsers:
+            self.register(parser)
+
+    def register(self, parser: Parser) -> None:
+        self._by_name[parser.name] = parser
+        for suffix in parser.suffixes:
+            self._by_suffix[suffix.lower()] = parser
+
+    @property
+    def suffixes(self) -> tuple[str, ...]:
+        return tuple(sorted(self._by_suffix))
+
+    def get(self, name: str) -> Parser | None:
+        """The parser registered under ``name`` ("pdf", "markdown"…), if any."""
+        return self._by_name.get(name)
+
+    def for_file(self, path: Path, head: bytes = b"") -> Parser | None:
+        """The parser for ``path``: by suffix, else by sniffing ``head`` (the first bytes).
+
+        Returns None when the suffix is unknown and the content is not recognised.
+        """
+        return self._choose(path, head, path)
+
+    def _choose(self, path: Path, head: bytes, source: Path | bytes | None) -> Parser | None:
+        parser = self._by_suffix.get(path.suffix.lower())
+        if parser is not None:
+            return parser
+        if b"%PDF-" in head[:SNIFF_BYTES]:
+            return self._by_name.get("pdf")
+        if _is_docx_zip(head, source):
+            return self._by_name.get("docx")
+        if _HTML_START.match(head.lstrip(b"\xef\xbb\xbf")[:SNIFF_BYTES]):
+            return self._by_name.get("html")
+        return None
+
+    def parse(self, path: Path, data: bytes) -> ParsedDocument:
+        """Parse ``data`` (the bytes of ``path``); raises ParseError on any failure."""
+        parser = self._choose(path, data[:SNIFF_BYTES], data)
+        if parser is None:
+            suffix = path.suffix.lower() or "(no suffix)"
+            raise ParseError(str(path), f"unsupported format {suffix} (no parser for the "
+                             "suffix, and the content is not PDF, DOCX or HTML)")
+        try:
+            return parser.parse(path, data)
+        except ParseError:
+            raise
+        except RecursionError as exc:
+            raise ParseError(str(path), f"{parser.name} parser gave up: nested too deeply") from exc
+        except Exception as exc:  # noqa: BLE001 - the boundary: third-party errors become ours
+            reason = f"{parser.name} parser failed ({type(exc).__name__}: {exc})"
+            raise ParseError(str(path), reason) from exc
+
+
+def default_registry() -> ParserRegistry:
+    """A registry holding every built-in parser."""
+    return ParserRegistry(
+        [MarkdownParser(), HtmlParser(), PdfParser(), DocxParser(), TextParser(), CodeParser()]
+    )

@@ -1,0 +1,122 @@
+"""Small helpers every parser shares: decoding bytes, dates, tags and whitespace.
+
+Kept in one place so that all formats normalise metadata the same way (the store
+filters on ``tags`` and ISO ``date`` whatever the source format was).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from ...errors import ParseError
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f]")
+_DATE_FORMATS = (
+    "%Y-%m-%d", "%Y/%m/%d", "%Y.%m.%d", "%d.%m.%Y", "%B %d, %Y", "%b %d, %Y", "%d %B %Y",
+)
+
+
+def decode_text(path: Path, data: bytes) -> str:
+    """Bytes → text with ``\\n`` line ends. UTF-8 (BOM allowed), UTF-16 with a BOM, else latin-1.
+
+    Raises ParseError("binary file") for NUL bytes or a latin-1 fallback that is
+    mostly control characters, so binaries never reach the index as mojibake.
+    """
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        try:
+            text = data.decode("utf-16")
+        except UnicodeDecodeError as exc:
+            raise ParseError(str(path), "binary file (invalid UTF-16)") from exc
+    else:
+        if b"\x00" in data:
+            raise ParseError(str(path), "binary file")
+        try:
+            text = data.decode("utf-8-sig")
+        except UnicodeDecodeError:
+            text = data.decode("latin-1")
+            if len(_CONTROL.findall(text)) > max(1, len(text) // 20):
+                raise ParseError(str(path), "binary file (not UTF-8 or latin-1 text)") from None
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def normalize_date(value: Any) -> str | None:
+    """A date, datetime or date-like string → ``YYYY-MM-DD``; None when unparseable."""
+    if isinstance(value, dt.datetime):
+        return value.date().isoformat()
+    if isinstance(value, dt.date):
+        return value.isoformat()
+    if not isinstance(value, str):
+        return None
+    text = value.strip()
+    if not text:
+        return None
+    try:
+        return dt.datetime.fromisoformat(text.replace("Z", "+00:00")).date().isoformat()
+    except ValueError:
+        pass
+    for fmt in _DATE_FORMATS:
+        try:
+            return dt.datetime.strptime(text, fmt).date().isoformat()
+        except ValueError:
+            continue
+    match = re.match(r"(\d{4})-(\d{2})-(\d{2})[T ]", text)
+    if match:
+        return normalize_date(match.group(0)[:10])
+    return None
+
+
+def split_tags(value: Any) -> list[str]:
+    """Tags from a list or a comma/space separated string; leading '#' stripped, order kept."""
+    if value is None:
+        return []
+    items: Iterable[Any] = [value] if isinstance(value, str) else value
+    if not isinstance(items, Iterable):
+        items = [items]
+    out: list[str] = []
+    for item in items:
+        if item is None:
+            continue
+        for part in re.split(r"[,\s]+", str(item)) if isinstance(value, str) else [str(item)]:
+            tag = part.strip().lstrip("#").strip()
+            if tag:
+                out.append(tag)
+    return unique(out)
+
+
+def as_str_list(value: Any) -> list[str]:
+    """A scalar or a list → list of non-empty strings (for aliases)."""
+    if value is None:
+        return []
+    items = [value] if isinstance(value, (str, int, float)) else list(value)
+    return [str(item).strip() for item in items if item is not None and str(item).strip()]
+
+
+def unique(items: Iterable[str]) -> list[str]:
+    seen: set[str] = set()
+    return [x for x in items if not (x in seen or seen.add(x))]
+
+
+def collapse(text: str) -> str:
+    """Collapse runs of whitespace into single spaces (HTML/DOCX inline text)."""
+    return " ".join(text.split())
+
+
+class HeadingStack:
+    """Tracks the chain of headings above the current block, by level."""
+
+    def __init__(self) -> None:
+        self._stack: list[tuple[int, str]] = []
+
+    def push(self, level: int, title: str) -> tuple[str, ...]:
+        while self._stack and self._stack[-1][0] >= level:
+            self._stack.pop()
+        self._stack.append((level, title))
+        return self.path
+
+    @property
+    def path(self) -> tuple[str, ...]:
+        return tuple(title for _, title in self._stack)

@@ -1,0 +1,164 @@
+"""Markdown (and Obsidian) notes → blocks that cite exact file lines.
+
+markdown-it-py gives each block token a ``map`` (0-based line range). Frontmatter
+lines are blanked instead of removed before parsing, so those maps are already
+relative to the file and every block's text is the file's own lines.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from pathlib import Path
+from typing import Any
+
+import yaml
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
+
+from ...models import Block, BlockKind, ParsedDocument
+from ._common import HeadingStack, as_str_list, decode_text, normalize_date, split_tags, unique
+
+_FRONTMATTER_CLOSE = ("---", "...")
+# Obsidian tag: '#' at start or after whitespace/punctuation, at least one non-digit.
+_INLINE_TAG = re.compile(r"(?<![^\s(\[,;])#([\w/-]*[^\W\d][\w/-]*)")
+_BLOCK_KINDS: dict[str, BlockKind] = {
+    "paragraph_open": "paragraph",
+    "bullet_list_open": "list",
+    "ordered_list_open": "list",
+    "table_open": "table",
+    "blockquote_open": "quote",
+    "fence": "code",
+    "code_block": "code",
+    "html_block": "paragraph",
+}
+
+
+def split_frontmatter(text: str) -> tuple[str | None, int]:
+    """Return (raw YAML, number of lines it occupies including both fences) or (None, 0)."""
+    lines = text.split("\n")
+    if not lines or lines[0].rstrip() != "---":
+        return None, 0
+    for i in range(1, len(lines)):
+        if lines[i].rstrip() in _FRONTMATTER_CLOSE:
+            return "\n".join(lines[1:i]), i + 1
+    return None, 0
+
+
+def _scalar(value: Any) -> Any:
+    if isinstance(value, (dt.date, dt.datetime)):
+        return normalize_date(value)
+    return value
+
+
+def frontmatter_metadata(raw: str) -> dict[str, Any]:
+    """Parse YAML frontmatter into normalised metadata; errors become ``frontmatter_error``."""
+    try:
+        data = yaml.safe_load(raw)
+    except yaml.YAMLError as exc:
+        problem = getattr(exc, "problem", None) or type(exc).__name__
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 2}" if mark is not None else ""  # +1 fence, +1 base
+        return {"frontmatter_error": f"invalid YAML frontmatter{where}: {problem}"}
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        return {"frontmatter_error": f"frontmatter is a {type(data).__name__}, not a mapping"}
+    meta: dict[str, Any] = {}
+    for key, value in data.items():
+        key = str(key)
+        if key in ("tags", "tag"):
+            meta["tags"] = unique([*meta.get("tags", []), *split_tags(value)])
+        elif key == "aliases" or key == "alias":
+            meta["aliases"] = as_str_list(value)
+        elif key == "date":
+            iso = normalize_date(value)
+            if iso:
+                meta["date"] = iso
+            elif value is not None:
+                meta["date_raw"] = str(value)
+        elif key in ("title", "type"):
+            if value is not None:
+                meta[key] = str(value).strip()
+        elif isinstance(value, (str, int, float, bool, dt.date)) or value is None:
+            meta[key] = _scalar(value)
+        elif isinstance(value, list) and all(
+            isinstance(v, (str, int, float, bool, dt.date)) for v in value
+        ):
+            meta[key] = [_scalar(v) for v in value]
+    return meta
+
+
+def _inline_text(token: Token) -> str:
+    """Plain text of an inline token: markup dropped, inline code kept."""
+    parts = []
+    for child in token.children or []:
+        if child.type in ("text", "code_inline", "html_inline"):
+            parts.append(child.content)
+        elif child.type in ("softbreak", "hardbreak"):
+            parts.append(" ")
+    return " ".join("".join(parts).split())
+
+
+def _prose_tags(tokens: list[Token]) -> list[str]:
+    """Obsidian ``#tags`` from prose only (text children: never code, never URLs in links)."""
+    found: list[str] = []
+    for token in tokens:
+        if token.type != "inline":
+            continue
+        run: list[str] = []
+        for child in [*(token.children or []), None]:
+            if child is not None and child.type == "text":
+                run.append(child.content)
+                continue
+            found.extend(_INLINE_TAG.findall("".join(run)))
+            run = []
+    return found
+
+
+class MarkdownParser:
+    """Parses ``.md``, ``.markdown`` and ``.mdx``, with YAML frontmatter and Obsidian tags."""
+
+    name = "markdown"
+    suffixes = (".md", ".markdown", ".mdx")
+
+    def __init__(self) -> None:
+        self._md = MarkdownIt("commonmark").enable(["table", "strikethrough"])
+
+    def parse(self, path: Path, data: bytes) -> ParsedDocument:
+        text = decode_text(path, data)
+        lines = text.split("\n")
+        raw, fm_lines = split_frontmatter(text)
+        meta: dict[str, Any] = {"format": "markdown"}
+        if raw is not None:
+            meta.update(frontmatter_metadata(raw))
+        # Blank the frontmatter so token maps stay file-relative.
+        body = "\n" * fm_lines + "\n".join(lines[fm_lines:])
+        tokens = self._md.parse(body)
+
+        blocks: list[Block] = []
+        headings = HeadingStack()
+        first_h1: str | None = None
+        for i, token in enumerate(tokens):
+            if token.level != 0 or token.nesting == -1 or token.map is None:
+                continue
+            start, end = token.map[0] + 1, token.map[1]
+            while end > start and not lines[end - 1].strip():
+                end -= 1
+            source = "\n".join(lines[start - 1 : end])
+            if token.type == "heading_open":
+                level = int(token.tag[1])
+                title = _inline_text(tokens[i + 1])
+                if level == 1 and first_h1 is None and title:
+                    first_h1 = title
+                path_ = headings.push(level, title)
+                blocks.append(Block("heading", source, path_, None, start, end, level))
+            elif token.type in _BLOCK_KINDS and source.strip():
+                kind = _BLOCK_KINDS[token.type]
+                blocks.append(Block(kind, source, headings.path, None, start, end))
+
+        tags = unique([*meta.get("tags", []), *_prose_tags(tokens)])
+        if tags:
+            meta["tags"] = tags
+        title = meta.get("title") or first_h1 or path.stem
+        return ParsedDocument(title, tuple(blocks), "markdown", meta)

@@ -1,0 +1,189 @@
+"""PDF files → one block per paragraph, each carrying its true 1-based page number.
+
+Citations for PDFs are by page, so empty pages still count (page 3 stays page 3).
+pypdf logs recoverable problems as warnings; those go to our logger at DEBUG so
+a stdio MCP server or a JSON CLI never gets noise on its streams.
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+import re
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from pypdf import PdfReader
+from pypdf.errors import DependencyError, FileNotDecryptedError, PdfReadError
+
+from ...errors import ParseError
+from ...models import Block, ParsedDocument
+from ._common import normalize_date, split_tags
+
+logger = logging.getLogger(__name__)
+
+_PLACEHOLDER_TITLES = {"", "untitled", "untitled document", "title", "document"}
+_SENTENCE_END = re.compile(r"[.!?:;)\]\"']$")
+
+
+class _ToDebug(logging.Handler):
+    def emit(self, record: logging.LogRecord) -> None:
+        logger.debug("pypdf: %s", record.getMessage())
+
+
+_pypdf_logger = logging.getLogger("pypdf")
+_forward = _ToDebug()
+_lock = threading.Lock()
+_depth = 0
+_saved_propagate = True
+
+
+@contextmanager
+def pypdf_logs_at_debug() -> Iterator[None]:
+    """While active (re-entrant, thread-safe), pypdf's log records go to our DEBUG log."""
+    global _depth, _saved_propagate
+    with _lock:
+        if _depth == 0:
+            _saved_propagate = _pypdf_logger.propagate
+            _pypdf_logger.addHandler(_forward)
+            _pypdf_logger.propagate = False
+        _depth += 1
+    try:
+        yield
+    finally:
+        with _lock:
+            _depth -= 1
+            if _depth == 0:
+                _pypdf_logger.removeHandler(_forward)
+                _pypdf_logger.propagate = _saved_propagate
+
+
+def paragraphs(page_text: str) -> list[str]:
+    """Split extracted page text into paragraphs.
+
+    pypdf rarely emits blank lines, so besides blank lines a paragraph also ends
+    at a clearly short line that ends a sentence. Lines are re-joined with spaces
+    and words hyphenated across a line break are mended.
+    """
+    lines = [line.rstrip() for line in page_text.replace("\r", "\n").split("\n")]
+    widths = sorted(len(line) for line in lines if line.strip())
+    if not widths:
+        return []
+    typical = widths[int(len(widths) * 0.8)] if len(widths) > 3 else 10**6
+    out: list[str] = []
+    current: list[str] = []
+
+    def close() -> None:
+        if current:
+            joined = ""
+            for part in current:
+                if joined.endswith("-") and part[:1].islower():
+                    joined = joined[:-1] + part
+                else:
+                    joined = f"{joined} {part}" if joined else part
+            out.append(joined)
+            current.clear()
+
+    for line in lines:
+        stripped = " ".join(line.split())
+        if not stripped:
+            close()
+            continue
+        current.append(stripped)
+        if _SENTENCE_END.search(stripped) and len(stripped) < 0.7 * typical:
+            close()
+    close()
+    return out
+
+
+def _reason(data: bytes, exc: Exception) -> str:
+    detail = str(exc) or type(exc).__name__
+    if b"%PDF-" not in data[:1024]:
+        return f"not a valid PDF (no %PDF- header; {detail})"
+    if b"%%EOF" not in data[-2048:]:
+        return f"not a valid PDF (truncated: no %%EOF marker at the end; {detail})"
+    return f"not a valid PDF ({detail})"
+
+
+def _open(path: Path, data: bytes) -> PdfReader:
+    try:
+        reader = PdfReader(io.BytesIO(data), strict=False)
+    except (PdfReadError, ValueError, KeyError, TypeError, AttributeError, IndexError,
+            OSError, RecursionError) as exc:
+        raise ParseError(str(path), _reason(data, exc)) from exc
+    if reader.is_encrypted:
+        try:
+            ok = reader.decrypt("")
+        except DependencyError as exc:
+            raise ParseError(str(path), f"encrypted PDF (cannot decrypt: {exc})") from exc
+        except (PdfReadError, ValueError, KeyError, NotImplementedError) as exc:
+            raise ParseError(str(path), f"encrypted PDF ({exc})") from exc
+        if not ok:
+            raise ParseError(str(path), "encrypted PDF (a password is required to open it)")
+    return reader
+
+
+def _metadata(reader: PdfReader) -> dict[str, Any]:
+    meta: dict[str, Any] = {"format": "pdf"}
+    info = reader.metadata
+    if not info:
+        return meta
+    author = (info.author or "").strip()
+    if author and author.lower() not in ("anonymous", "unknown"):
+        meta["author"] = author
+    subject = (info.subject or "").strip()
+    if subject and subject.lower() != "unspecified":
+        meta["subject"] = subject
+    keywords = split_tags(str(info.get("/Keywords") or "").replace(";", ","))
+    if keywords:
+        meta["tags"] = keywords
+    try:
+        created = normalize_date(info.creation_date)
+    except (ValueError, TypeError):
+        created = None
+    if created:
+        meta["created"] = created
+    return meta
+
+
+class PdfParser:
+    """Parses ``.pdf`` with pypdf (text layer only: scanned pages yield no blocks)."""
+
+    name = "pdf"
+    suffixes = (".pdf",)
+
+    def parse(self, path: Path, data: bytes) -> ParsedDocument:
+        with pypdf_logs_at_debug():
+            reader = _open(path, data)
+            try:
+                pages = list(reader.pages)
+                meta = _metadata(reader)
+                info_title = (reader.metadata.title or "").strip() if reader.metadata else ""
+            except FileNotDecryptedError as exc:
+                raise ParseError(str(path), f"encrypted PDF ({exc})") from exc
+            except (PdfReadError, ValueError, KeyError, TypeError, AttributeError,
+                    IndexError, RecursionError) as exc:
+                raise ParseError(str(path), _reason(data, exc)) from exc
+            blocks: list[Block] = []
+            failed: list[int] = []
+            first_line = ""
+            for number, page in enumerate(pages, start=1):
+                try:
+                    text = page.extract_text() or ""
+                except Exception as exc:  # noqa: BLE001 - one bad page must not sink the file
+                    logger.warning("%s: could not extract text from page %d: %s", path, number, exc)
+                    failed.append(number)
+                    continue
+                if not first_line:
+                    first_line = next((ln for ln in text.splitlines() if ln.strip()), "")
+                blocks.extend(Block("paragraph", para, (), number) for para in paragraphs(text))
+        if pages and len(failed) == len(pages):
+            raise ParseError(str(path), "not a valid PDF (no page could be read)")
+        if failed:
+            meta["failed_pages"] = failed
+        title = info_title if info_title.lower() not in _PLACEHOLDER_TITLES else ""
+        title = title or " ".join(first_line.split())[:200] or path.stem
+        return ParsedDocument(title, tuple(blocks), "pdf", meta, len(pages))

@@ -1,0 +1,442 @@
+"""Parsers and the registry, on real files written by the tests."""
+
+from __future__ import annotations
+
+import io
+import logging
+from pathlib import Path
+
+import docx
+import pytest
+from reportlab.lib.pdfencrypt import StandardEncryption
+from reportlab.pdfgen import canvas
+
+from docshelf.errors import ParseError
+from docshelf.models import Block, ParsedDocument
+from docshelf.pipeline.parsers import ParserRegistry, default_registry
+from docshelf.pipeline.parsers.pdf import paragraphs
+
+REGISTRY = default_registry()
+
+
+def make_pdf(pages: list[list[str]], *, title: str | None = None,
+             encrypt: StandardEncryption | None = None) -> bytes:
+    buf = io.BytesIO()
+    pdf = canvas.Canvas(buf, encrypt=encrypt)
+    if title:
+        pdf.setTitle(title)
+    for lines in pages:
+        y = 750
+        for line in lines:
+            pdf.drawString(72, y, line)
+            y -= 16
+        pdf.showPage()
+    pdf.save()
+    return buf.getvalue()
+
+
+THREE_PAGES = [["Acme Ingest manual.", "", "Tokens expire after 90 days."], [],
+               ["Rotate the token before it expires."]]
+
+
+# --- PDF ---------------------------------------------------------------------------------
+
+
+def test_pdf_pages_keep_true_numbers_and_empty_page_counts(tmp_path: Path) -> None:
+    doc = REGISTRY.parse(tmp_path / "manual.pdf", make_pdf(THREE_PAGES, title="Acme Manual"))
+    assert doc.page_count == 3
+    assert doc.title == "Acme Manual"
+    assert doc.format == "pdf"
+    assert [(b.kind, b.page, b.text) for b in doc.blocks] == [
+        ("paragraph", 1, "Acme Ingest manual."),
+        ("paragraph", 1, "Tokens expire after 90 days."),
+        ("paragraph", 3, "Rotate the token before it expires."),
+    ]
+
+
+def test_pdf_title_falls_back_to_first_line_when_metadata_is_a_placeholder(tmp_path: Path) -> None:
+    doc = REGISTRY.parse(tmp_path / "x.pdf", make_pdf(THREE_PAGES))  # reportlab: "untitled"
+    assert doc.title == "Acme Ingest manual."
+
+
+def test_pdf_with_no_pages_text_is_an_empty_document(tmp_path: Path) -> None:
+    doc = REGISTRY.parse(tmp_path / "blank.pdf", make_pdf([[], []]))
+    assert (doc.title, doc.blocks, doc.page_count) == ("blank", (), 2)
+
+
+def test_corrupt_pdf_raises_parse_error_with_reason(tmp_path: Path) -> None:
+    path = tmp_path / "broken.pdf"
+    with pytest.raises(ParseError) as info:
+        REGISTRY.parse(path, b"%PDF-1.4\nthis is not really a pdf\n%%EOF\n")
+    assert info.value.path == str(path)
+    assert info.value.reason.startswith("not a valid PDF (")
+
+
+def test_truncated_pdf_raises_parse_error_naming_truncation(tmp_path: Path) -> None:
+    data = make_pdf(THREE_PAGES)
+    with pytest.raises(ParseError) as info:
+        REGISTRY.parse(tmp_path / "cut.pdf", data[: len(data) // 2])
+    assert info.value.reason.startswith("not a valid PDF (truncated: no %%EOF marker")
+
+
+def test_non_pdf_bytes_with_pdf_suffix(tmp_path: Path) -> None:
+    with pytest.raises(ParseError) as info:
+        REGISTRY.parse(tmp_path / "fake.pdf", b"hello, I am text")
+    assert info.value.reason.startswith("not a valid PDF (no %PDF- header")
+
+
+def test_password_protected_pdf_is_reported_as_encrypted(tmp_path: Path) -> None:
+    data = make_pdf(THREE_PAGES, encrypt=StandardEncryption("secret", canPrint=0))
+    with pytest.raises(ParseError) as info:
+        REGISTRY.parse(tmp_path / "locked.pdf", data)
+    assert info.value.reason.startswith("encrypted PDF")
+
+
+def test_pdf_with_only_an_owner_password_opens(tmp_path: Path) -> None:
+    data = make_pdf(THREE_PAGES, encrypt=StandardEncryption("", ownerPassword="owner"))
+    doc = REGISTRY.parse(tmp_path / "restricted.pdf", data)
+    assert [(b.page, b.text) for b in doc.blocks] == [
+        (1, "Acme Ingest manual."), (1, "Tokens expire after 90 days."),
+        (3, "Rotate the token before it expires.")]
+
+
+def test_pdf_warnings_go_to_debug_log_not_stderr(tmp_path: Path, capsys, caplog) -> None:
+    data = make_pdf(THREE_PAGES)
+    with caplog.at_level(logging.DEBUG, logger="docshelf"), pytest.raises(ParseError):
+        REGISTRY.parse(tmp_path / "cut.pdf", data[:-200])
+    captured = capsys.readouterr()
+    assert (captured.out, captured.err) == ("", "")
+    pypdf_records = [r for r in caplog.records if r.getMessage().startswith("pypdf: ")]
+    assert pypdf_records and {r.levelno for r in pypdf_records} == {logging.DEBUG}
+    assert {r.name for r in caplog.records} == {"docshelf.pipeline.parsers.pdf"}
+    assert logging.getLogger("pypdf").propagate is True  # restored afterwards
+
+
+def test_pdf_paragraph_heuristic_mends_hyphens_and_splits_short_sentence_ends() -> None:
+    text = ("This is a long line of text that goes on and on about ingest-\n"
+            "ion pipelines and their many configuration options here\n"
+            "and ends.\nNext paragraph starts here and is also long enough to count\n"
+            "as body text of a typical width for this page of text.\n")
+    assert paragraphs(text) == [
+        "This is a long line of text that goes on and on about ingestion pipelines and "
+        "their many configuration options here and ends.",
+        "Next paragraph starts here and is also long enough to count as body text of a "
+        "typical width for this page of text.",
+    ]
+
+
+# --- DOCX --------------------------------------------------------------------------------
+
+
+def make_docx(title_property: str = "") -> bytes:
+    document = docx.Document()
+    document.core_properties.title = title_property
+    document.core_properties.keywords = "ingest; tokens"
+    document.add_paragraph("Acme Ingest Handbook", style="Title")
+    document.add_heading("Authentication", level=1)
+    document.add_paragraph("Every request carries an ingest token.")
+    document.add_heading("Rotation", level=2)
+    document.add_paragraph("Create the new token first.", style="List Number")
+    document.add_paragraph("Revoke the old token.", style="List Number")
+    table = document.add_table(rows=2, cols=2)
+    for r, row in enumerate([("Setting", "Default"), ("token_ttl", "90d")]):
+        for c, value in enumerate(row):
+            table.cell(r, c).text = value
+    document.add_heading("Limits", level=1)
+    document.add_paragraph("")  # empty paragraphs produce no block
+    document.add_paragraph("100 requests per second.")
+    buf = io.BytesIO()
+    document.save(buf)
+    return buf.getvalue()
+
+
+def test_docx_headings_paragraphs_lists_and_tables_in_order(tmp_path: Path) -> None:
+    doc = REGISTRY.parse(tmp_path / "handbook.docx", make_docx())
+    title, auth, rot = "Acme Ingest Handbook", "Authentication", "Rotation"
+    assert doc.blocks == (
+        Block("heading", title, (title,), level=0),
+        Block("heading", auth, (title, auth), level=1),
+        Block("paragraph", "Every request carries an ingest token.", (title, auth)),
+        Block("heading", rot, (title, auth, rot), level=2),
+        Block("list", "- Create the new token first.\n- Revoke the old token.", (title, auth, rot)),
+        Block("table", "Setting | Default\ntoken_ttl | 90d", (title, auth, rot)),
+        Block("heading", "Limits", (title, "Limits"), level=1),
+        Block("paragraph", "100 requests per second.", (title, "Limits")),
+    )
+    assert doc.title == title  # no core title: the Title-styled paragraph
+    assert (doc.format, doc.metadata["tags"]) == ("docx", ["ingest", "tokens"])
+
+
+def test_docx_core_property_title_wins(tmp_path: Path) -> None:
+    doc = REGISTRY.parse(tmp_path / "h.docx", make_docx("Official Title"))
+    assert doc.title == "Official Title"
+
+
+def test_corrupt_docx_raises_parse_error(tmp_path: Path) -> None:
+    with pytest.raises(ParseError) as info:
+        REGISTRY.parse(tmp_path / "bad.docx", b"PK\x03\x04 not really a zip")
+    assert info.value.reason.startswith("not a valid DOCX (")
+
+
+# --- HTML --------------------------------------------------------------------------------
+
+HTML = """<!DOCTYPE html>
+<html lang="en">
+<head><title>API Reference | Acme Ingest</title>
+<style>.menu { color: red }</style>
+<script>window.trackingSecret = "abc";</script></head>
+<body>
+<header><a href="/">Acme home</a></header>
+<nav><ul><li>Getting started</li><li>Blog</li></ul></nav>
+<div role="navigation">Breadcrumbs</div>
+<main>
+<h1>API Reference</h1>
+<p>The ingest API accepts
+<b>JSON</b> bodies.</p>
+<h2>Endpoints</h2>
+<ul><li>POST /v1/events</li><li>GET /v1/status</li></ul>
+<pre>curl -X POST \\
+  https://ingest.acme.test/v1/events</pre>
+<table><tr><th>Field</th><th>Type</th></tr><tr><td>token</td><td>string</td></tr></table>
+<h2>Errors</h2>
+<blockquote>Retry on 429.</blockquote>
+</main>
+<aside>Related posts</aside>
+<footer>Copyright 2024 Acme</footer>
+<noscript>Enable JavaScript</noscript>
+</body></html>
+"""
+
+
+def test_html_drops_boilerplate_and_keeps_structure(tmp_path: Path) -> None:
+    doc = REGISTRY.parse(tmp_path / "api.html", HTML.encode())
+    api, ep, err = "API Reference", "Endpoints", "Errors"
+    assert doc.title == "API Reference | Acme Ingest"
+    assert doc.blocks == (
+        Block("heading", api, (api,), None, 11, 11, 1),
+        Block("paragraph", "The ingest API accepts JSON bodies.", (api,), None, 12, 13),
+        Block("heading", ep, (api, ep), None, 14, 14, 2),
+        Block("list", "- POST /v1/events", (api, ep), None, 15, 15),
+        Block("list", "- GET /v1/status", (api, ep), None, 15, 15),
+        Block("code", "curl -X POST \\\n  https://ingest.acme.test/v1/events", (api, ep), None,
+              16, 17),
+        Block("table", "Field | Type\ntoken | string", (api, ep), None, 18, 18),
+        Block("heading", err, (api, err), None, 19, 19, 2),
+        Block("quote", "Retry on 429.", (api, err), None, 20, 20),
+    )
+    text = "\n".join(b.text for b in doc.blocks)
+    for boilerplate in ("trackingSecret", "color: red", "Acme home", "Getting started",
+                        "Breadcrumbs", "Related posts", "Copyright", "Enable JavaScript"):
+        assert boilerplate not in text
+    assert doc.metadata == {"format": "html", "lang": "en"}
+
+
+def test_html_without_main_uses_body_and_first_h1_as_title(tmp_path: Path) -> None:
+    page = (b"<html><body><nav>Menu</nav><h1>Only Heading</h1>"
+            b"<div>Loose <em>te</em>xt, <a href=x>link</a>.</div></body></html>")
+    doc = REGISTRY.parse(tmp_path / "p.htm", page)
+    assert doc.title == "Only Heading"
+    assert [(b.kind, b.text) for b in doc.blocks] == [
+        ("heading", "Only Heading"), ("paragraph", "Loose text, link.")]
+
+
+# --- Markdown ----------------------------------------------------------------------------
+
+MARKDOWN = """---
+title: Rotating tokens
+tags: [security, "#ops"]
+type: guide
+date: 2024-03-05
+aliases: [token rotation]
+owner: platform
+---
+# Ingest tokens
+
+Tokens expire. See #runbook for details, not `#code-tag`.
+
+```bash
+# comment inside the fence
+acme token rotate #not-a-tag
+# another comment
+```
+
+## Steps
+
+1. Create a new token
+2. Revoke the old one
+
+| Setting | Default |
+|---------|---------|
+| ttl     | 90d     |
+
+> Never commit tokens.
+"""
+
+
+def test_markdown_frontmatter_blocks_and_file_relative_lines(tmp_path: Path) -> None:
+    doc = REGISTRY.parse(tmp_path / "rotate.md", MARKDOWN.encode())
+    top, steps = "Ingest tokens", "Steps"
+    assert doc.blocks == (
+        Block("heading", "# Ingest tokens", (top,), None, 9, 9, 1),
+        Block("paragraph", "Tokens expire. See #runbook for details, not `#code-tag`.", (top,),
+              None, 11, 11),
+        Block("code", "```bash\n# comment inside the fence\nacme token rotate #not-a-tag\n"
+              "# another comment\n```", (top,), None, 13, 17),
+        Block("heading", "## Steps", (top, steps), None, 19, 19, 2),
+        Block("list", "1. Create a new token\n2. Revoke the old one", (top, steps), None, 21, 22),
+        Block("table", "| Setting | Default |\n|---------|---------|\n| ttl     | 90d     |",
+              (top, steps), None, 24, 26),
+        Block("quote", "> Never commit tokens.", (top, steps), None, 28, 28),
+    )
+    assert doc.title == "Rotating tokens"
+    assert doc.metadata == {
+        "format": "markdown", "title": "Rotating tokens", "tags": ["security", "ops", "runbook"],
+        "type": "guide", "date": "2024-03-05", "aliases": ["token rotation"], "owner": "platform",
+    }
+    lines = MARKDOWN.split("\n")
+    for block in doc.blocks:  # citations by line reproduce the file
+        assert "\n".join(lines[block.start_line - 1 : block.end_line]) == block.text
+
+
+@pytest.mark.parametrize(
+    ("frontmatter", "expected"),
+    [
+        ("tags: 'a, #b c'\ndate: '2024/01/02'", {"tags": ["a", "b", "c"], "date": "2024-01-02"}),
+        ("date: 2024-01-02T10:00:00Z", {"date": "2024-01-02"}),
+        ("date: someday\naliases: Solo", {"date_raw": "someday", "aliases": ["Solo"]}),
+        ("nested: {a: 1}\ncount: 3", {"count": 3}),
+    ],
+)
+def test_markdown_frontmatter_normalisation(tmp_path: Path, frontmatter: str, expected) -> None:
+    doc = REGISTRY.parse(tmp_path / "n.md", f"---\n{frontmatter}\n---\nBody\n".encode())
+    assert doc.metadata == {"format": "markdown", **expected}
+    assert doc.title == "n"
+
+
+def test_markdown_broken_frontmatter_keeps_the_body(tmp_path: Path) -> None:
+    source = "---\ntitle: [unclosed\ntags: a\n---\n# Real Title\n\nBody text.\n"
+    doc = REGISTRY.parse(tmp_path / "broken.md", source.encode())
+    assert doc.metadata == {
+        "format": "markdown",
+        "frontmatter_error": "invalid YAML frontmatter at line 3: expected ',' or ']', but got ':'",
+    }
+    assert doc.title == "Real Title"
+    assert doc.blocks == (
+        Block("heading", "# Real Title", ("Real Title",), None, 5, 5, 1),
+        Block("paragraph", "Body text.", ("Real Title",), None, 7, 7),
+    )
+
+
+def test_markdown_without_frontmatter_or_h1_titles_from_stem(tmp_path: Path) -> None:
+    doc = REGISTRY.parse(tmp_path / "notes.markdown", b"\xef\xbb\xbf## Sub\r\n\r\ntext\r\n")
+    assert doc.title == "notes"
+    assert doc.blocks == (Block("heading", "## Sub", ("Sub",), None, 1, 1, 2),
+                          Block("paragraph", "text", ("Sub",), None, 3, 3))
+
+
+def test_empty_markdown_is_an_empty_document(tmp_path: Path) -> None:
+    assert REGISTRY.parse(tmp_path / "e.md", b"") == ParsedDocument(
+        "e", (), "markdown", {"format": "markdown"})
+
+
+# --- Text and code -----------------------------------------------------------------------
+
+
+def test_text_paragraphs_with_line_ranges(tmp_path: Path) -> None:
+    source = "Release notes\n\nFirst paragraph\nstill first.\n\n\nSecond paragraph.\n"
+    doc = REGISTRY.parse(tmp_path / "notes.txt", source.encode())
+    assert doc == ParsedDocument("Release notes", (
+        Block("paragraph", "Release notes", (), None, 1, 1),
+        Block("paragraph", "First paragraph\nstill first.", (), None, 3, 4),
+        Block("paragraph", "Second paragraph.", (), None, 7, 7),
+    ), "text", {"format": "text"})
+
+
+@pytest.mark.parametrize("name", ["guide.rst", "guide.txt"])
+def test_underlined_headings_build_heading_paths(tmp_path: Path, name: str) -> None:
+    source = "Guide\n=====\n\nIntro.\n\nInstall\n-------\nRun it.\n"
+    doc = REGISTRY.parse(tmp_path / name, source.encode())
+    assert doc.title == "Guide"
+    assert doc.blocks == (
+        Block("heading", "Guide\n=====", ("Guide",), None, 1, 2, 1),
+        Block("paragraph", "Intro.", ("Guide",), None, 4, 4),
+        Block("heading", "Install\n-------", ("Guide", "Install"), None, 6, 7, 2),
+        Block("paragraph", "Run it.", ("Guide", "Install"), None, 8, 8),
+    )
+
+
+def test_code_blocks_split_at_blank_lines_with_language(tmp_path: Path) -> None:
+    source = "import os\n\n\ndef main():\n    return os.getcwd()\n"
+    doc = REGISTRY.parse(tmp_path / "tool.py", source.encode())
+    assert doc == ParsedDocument("tool.py", (
+        Block("code", "import os", (), None, 1, 1),
+        Block("code", "def main():\n    return os.getcwd()", (), None, 4, 5),
+    ), "code", {"format": "code", "language": "python"})
+
+
+def test_latin1_text_is_decoded(tmp_path: Path) -> None:
+    doc = REGISTRY.parse(tmp_path / "old.txt", "café au lait".encode("latin-1"))
+    assert doc.blocks[0].text == "café au lait"
+
+
+@pytest.mark.parametrize("name", ["blob.txt", "blob.py", "blob.md"])
+def test_binary_file_raises_parse_error(tmp_path: Path, name: str) -> None:
+    with pytest.raises(ParseError) as info:
+        REGISTRY.parse(tmp_path / name, b"\x7fELF\x02\x01\x01\x00\x00\x00binary")
+    assert info.value.reason == "binary file"
+
+
+# --- Registry ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["scan", "scan.bin", "SCAN.DAT"])
+def test_registry_sniffs_pdf_without_a_known_suffix(tmp_path: Path, name: str) -> None:
+    data = make_pdf(THREE_PAGES)
+    path = tmp_path / name
+    path.write_bytes(data)
+    assert REGISTRY.for_file(path, data[:512]).name == "pdf"
+    assert REGISTRY.parse(path, data).page_count == 3
+
+
+def test_registry_sniffs_docx_and_html(tmp_path: Path) -> None:
+    data = make_docx()
+    path = tmp_path / "report.bin"
+    path.write_bytes(data)
+    assert REGISTRY.for_file(path, data[:512]).name == "docx"
+    assert REGISTRY.for_file(tmp_path / "page", b"  <!DOCTYPE html><html>").name == "html"
+    assert REGISTRY.for_file(tmp_path / "page", b"<!-- c --><HTML lang=en>").name == "html"
+
+
+def test_registry_suffix_wins_and_unknown_returns_none(tmp_path: Path) -> None:
+    assert REGISTRY.for_file(tmp_path / "A.MD", b"%PDF-1.7").name == "markdown"
+    assert REGISTRY.for_file(tmp_path / "data.xyz", b"just some bytes") is None
+    assert REGISTRY.for_file(tmp_path / "archive.zip", b"PK\x03\x04junk") is None
+    with pytest.raises(ParseError) as info:
+        REGISTRY.parse(tmp_path / "data.xyz", b"just some bytes")
+    assert info.value.reason == (
+        "unsupported format .xyz (no parser for the suffix, and the content is not PDF, DOCX "
+        "or HTML)"
+    )
+
+
+def test_registry_wraps_third_party_errors(tmp_path: Path) -> None:
+    class Exploding:
+        name = "boom"
+        suffixes = (".boom",)
+
+        def parse(self, path: Path, data: bytes) -> ParsedDocument:
+            raise KeyError("missing part")
+
+    registry = ParserRegistry([Exploding()])
+    with pytest.raises(ParseError) as info:
+        registry.parse(tmp_path / "x.boom", b"")
+    assert info.value.reason == "boom parser failed (KeyError: 'missing part')"
+    assert isinstance(info.value.__cause__, KeyError)
+    assert registry.suffixes == (".boom",)
+
+
+def test_default_registry_covers_every_format() -> None:
+    names = {REGISTRY.for_file(Path(f"x{s}")).name for s in REGISTRY.suffixes}
+    assert names == {"markdown", "html", "pdf", "docx", "text", "code"}
+    assert {".md", ".mdx", ".html", ".pdf", ".docx", ".txt", ".rst", ".py", ".hs"} <= set(
+        REGISTRY.suffixes)
