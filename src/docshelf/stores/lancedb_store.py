@@ -156,35 +156,25 @@ class LanceStore:
         )
 
     def replace_documents(self, items: Sequence[tuple[DocumentRecord, Sequence[Chunk], np.ndarray]]) -> None:
+        """One commit for the whole batch: upsert the new chunks by id and delete every other
+        chunk of these documents. A crash before it leaves the old versions, after it the new;
+        a re-run after a crash between this and the records write is idempotent (same ids)."""
         if not items:
             return
-        existing = {(r.root, r.path) for r in self.records()}
-        new_rows: list[dict[str, Any]] = []
-        changed_rows: list[dict[str, Any]] = []
-        changed_keys: list[tuple[str, str]] = []
-        for record, chunks, vectors in items:
-            rows = self._chunk_rows(chunks, vectors)
-            if (record.root, record.path) in existing:
-                changed_rows.extend(rows)
-                changed_keys.append((record.root, record.path))
-            else:
-                new_rows.extend(rows)
-        schema = _chunk_schema(self.dimensions)
-        if new_rows:
-            self._chunks.add(pa.Table.from_pylist(new_rows, schema=schema))
-        if changed_keys:
-            predicate = self._docs_predicate(changed_keys)
-            if changed_rows:
-                # One commit: insert the new chunks and delete the document's other chunks.
-                (
-                    self._chunks.merge_insert("id")
-                    .when_matched_update_all()
-                    .when_not_matched_insert_all()
-                    .when_not_matched_by_source_delete(predicate)
-                    .execute(pa.Table.from_pylist(changed_rows, schema=schema))
-                )
-            else:
-                self._chunks.delete(predicate)
+        rows: list[dict[str, Any]] = []
+        for _, chunks, vectors in items:
+            rows.extend(self._chunk_rows(chunks, vectors))
+        predicate = self._docs_predicate([(record.root, record.path) for record, _, _ in items])
+        if rows:
+            (
+                self._chunks.merge_insert("id")
+                .when_matched_update_all()
+                .when_not_matched_insert_all()
+                .when_not_matched_by_source_delete(predicate)
+                .execute(pa.Table.from_pylist(rows, schema=_chunk_schema(self.dimensions)))
+            )
+        else:
+            self._chunks.delete(predicate)
         self.put_records([record for record, _, _ in items])
 
     def put_records(self, records: Sequence[DocumentRecord]) -> None:
