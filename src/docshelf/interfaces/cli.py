@@ -29,7 +29,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 out = Console(soft_wrap=True)
-err = Console(stderr=True)
+err = Console(stderr=True, soft_wrap=True)
 
 
 class State:
@@ -225,10 +225,10 @@ def _register_more_commands() -> None:
 _register_more_commands()
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     """Entry point: run the app, turning DocshelfError into one clear line and exit 1."""
     try:
-        app(standalone_mode=False)
+        app(args=argv, prog_name="docshelf", standalone_mode=False)
     except DocshelfError as exc:
         err.print(f"[red]Error:[/] {escape(str(exc))}")
         sys.exit(1)

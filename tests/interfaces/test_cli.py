@@ -1,0 +1,106 @@
+"""The CLI as a user meets it: exact messages on stderr, data on stdout, exit codes."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from docshelf.interfaces.cli import main
+
+
+@pytest.fixture
+def run(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("DOCSHELF_INDEX_DIR", str(tmp_path / "index"))
+    monkeypatch.setenv("DOCSHELF_MODEL", "fake")
+    monkeypatch.chdir(tmp_path)
+
+    def invoke(*args: str) -> tuple[int, str, str]:
+        code = 0
+        try:
+            main(list(args))
+        except SystemExit as exc:
+            code = exc.code or 0
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    return invoke
+
+
+def test_index_then_search_as_json(run, tmp_path, write):
+    write(tmp_path / "docs", "guide.md", "# Guide\n\n## Tokens\n\nRotate the ingest token monthly.")
+    code, out, err = run("index", str(tmp_path / "docs"), "--json")
+    assert code == 0 and json.loads(out)["added"] == ["guide.md"]
+    code, out, _ = run("search", "ingest token", "--mode", "keyword", "--json")
+    hit = json.loads(out)["hits"][0]
+    assert code == 0
+    assert (hit["path"], hit["heading_path"], hit["mode"], hit["start_line"]) == ("guide.md", ["Guide", "Tokens"], "keyword", 5)
+    assert hit["text"][hit["highlights"][0][0] : hit["highlights"][0][1]].lower() == "ingest"
+
+
+def test_human_output_cites_path_heading_and_lines(run, tmp_path, write):
+    write(tmp_path / "docs", "guide.md", "# Guide\n\n## Tokens\n\nRotate the ingest token monthly.")
+    run("index", str(tmp_path / "docs"))
+    code, out, _ = run("search", "ingest token", "--mode", "keyword")
+    assert code == 0
+    assert out.splitlines()[0].startswith("1. guide.md › Guide › Tokens (lines 5-5)")
+
+
+def test_missing_folder_is_a_clear_error(run, tmp_path):
+    code, out, err = run("index", str(tmp_path / "nope"))
+    assert (code, out) == (1, "")
+    assert err.strip() == f"Error: {tmp_path / 'nope'} does not exist"
+
+
+def test_index_without_paths_or_roots_says_what_to_do(run):
+    code, _, err = run("index")
+    assert code == 1
+    assert "no folders to index: pass a PATH (`docshelf index ~/docs`)" in err
+
+
+def test_empty_query_is_rejected(run):
+    code, _, err = run("search", "   ")
+    assert code == 1 and "the query is empty" in err
+
+
+def test_bad_mode_is_rejected(run):
+    code, _, err = run("search", "x", "--mode", "psychic")
+    assert code == 1 and "unknown mode 'psychic'" in err
+
+
+def test_unknown_document_is_not_found(run):
+    code, _, err = run("get", "missing.md")
+    assert code == 1 and "no indexed document at 'missing.md'" in err
+
+
+def test_status_lists_failures_with_reasons(run, tmp_path, write):
+    write(tmp_path / "docs", "ok.md", "# OK\n\nfine")
+    (tmp_path / "docs" / "bad.pdf").write_bytes(b"%PDF-1.4 garbage")
+    run("index", str(tmp_path / "docs"))
+    code, out, _ = run("status", "--json")
+    status = json.loads(out)
+    assert (code, status["documents"], list(status["failed"])) == (0, 1, ["bad.pdf"])
+    assert status["failed"]["bad.pdf"]
+
+
+def test_dry_run_lists_reasons(run, tmp_path, write):
+    write(tmp_path / "docs", "a.md", "# A\n\nalpha")
+    (tmp_path / "docs" / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n")
+    code, out, _ = run("index", str(tmp_path / "docs"), "--dry-run")
+    assert code == 0
+    assert out.splitlines() == ["add     a.md", "skip    logo.png (unsupported format)", "0 unchanged"]
+
+
+def test_config_file_sets_collections(run, tmp_path, write):
+    write(tmp_path, "docshelf.toml", '[[collections]]\nname = "vendor-docs"\ninclude = ["**/vast/**"]\n')
+    write(tmp_path / "docs", "vast/setup.md", "# Setup\n\nvast cluster setup")
+    run("index", str(tmp_path / "docs"))
+    code, out, _ = run("search", "cluster", "--mode", "keyword", "--collection", "vendor-docs", "--json")
+    assert [h["collection"] for h in json.loads(out)["hits"]] == ["vendor-docs"]
+
+
+def test_get_prints_the_document(run, tmp_path, write):
+    write(tmp_path / "docs", "a.md", "# A\n\nfirst paragraph\n\n## B\n\nsecond paragraph")
+    run("index", str(tmp_path / "docs"))
+    code, out, _ = run("get", "a.md")
+    assert (code, out) == (0, "# A\n\nfirst paragraph\n\n## B\n\nsecond paragraph\n")
