@@ -1,0 +1,113 @@
+"""BEIR folders → a cached docshelf index built through the real pipeline.
+
+Each corpus record (``title`` + ``text``) becomes one Markdown file (``# title`` then the
+text) and is indexed like any user document: parsed, chunked, embedded, stored. The files
+and the index live under a cache folder keyed by the corpus hash, the embedder's model id
+and the chunker settings, so a second ``docshelf eval`` on the same data and model reuses
+the embedded corpus; an interrupted build resumes (indexing is incremental).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import ConfigError
+from .metrics import load_qrels
+
+log = logging.getLogger(__name__)
+
+_SAFE = re.compile(r"[^A-Za-z0-9_.-]")
+CACHE_VERSION = 1
+
+
+@dataclass(frozen=True)
+class BeirDataset:
+    name: str
+    root: Path
+    corpus_path: Path
+    queries: dict[str, str]
+    qrels: dict[str, dict[str, int]]
+    split: str
+
+    @property
+    def judged_queries(self) -> list[tuple[str, str]]:
+        """(id, text) of every query with at least one relevant document, in qrels order."""
+        return [
+            (q, self.queries[q]) for q, j in self.qrels.items() if q in self.queries and any(g > 0 for g in j.values())
+        ]
+
+
+def load_dataset(root: Path, split: str = "test") -> BeirDataset:
+    root = Path(root).expanduser().resolve()
+    corpus, queries, qrels = root / "corpus.jsonl", root / "queries.jsonl", root / "qrels" / f"{split}.tsv"
+    for p in (corpus, queries, qrels):
+        if not p.is_file():
+            raise ConfigError(
+                f"{p} not found: a BEIR folder holds corpus.jsonl, queries.jsonl and qrels/{split}.tsv"
+            )
+    texts: dict[str, str] = {}
+    with queries.open(encoding="utf-8") as f:
+        for line in f:
+            if line.strip():
+                row = json.loads(line)
+                texts[str(row["_id"])] = row.get("text", "")
+    return BeirDataset(root.name, root, corpus, texts, load_qrels(qrels), split)
+
+
+def file_name(doc_id: str) -> str:
+    """A file name for a corpus id; ids with odd characters get a hash suffix to stay unique."""
+    safe = _SAFE.sub("_", doc_id)
+    if safe != doc_id:
+        safe += "-" + hashlib.sha1(doc_id.encode()).hexdigest()[:8]
+    return safe + ".md"
+
+
+def corpus_hash(path: Path) -> str:
+    h = hashlib.sha256()
+    with Path(path).open("rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()[:16]
+
+
+def _as_markdown(title: str, text: str) -> str:
+    title = " ".join((title or "").split())
+    return (f"# {title}\n\n" if title else "") + (text or "").strip() + "\n"
+
+
+def materialize(dataset: BeirDataset, docs_dir: Path) -> dict[str, str]:
+    """Write the corpus as one Markdown file per record; return file name → corpus id."""
+    docs_dir.mkdir(parents=True, exist_ok=True)
+    names: dict[str, str] = {}
+    with dataset.corpus_path.open(encoding="utf-8") as f:
+        for line in f:
+            if not line.strip():
+                continue
+            row = json.loads(line)
+            doc_id = str(row["_id"])
+            name = file_name(doc_id)
+            names[name] = doc_id
+            path = docs_dir / name
+            body = _as_markdown(row.get("title", ""), row.get("text", ""))
+            if not path.exists() or path.read_text(encoding="utf-8") != body:
+                path.write_text(body, encoding="utf-8")
+    return names
+
+
+def cache_key(dataset: BeirDataset, model_id: str, chunk_tokens: int, overlap: int) -> str:
+    model = _SAFE.sub("_", model_id)
+    return f"{dataset.name}-{corpus_hash(dataset.corpus_path)}/{model}-c{chunk_tokens}o{overlap}-v{CACHE_VERSION}"
+
+
+def default_cache_dir() -> Path:
+    import os
+
+    import platformdirs
+
+    env = os.environ.get("DOCSHELF_EVAL_CACHE")
+    return Path(env) if env else Path(platformdirs.user_cache_dir("docshelf", appauthor=False)) / "eval"
