@@ -202,3 +202,14 @@ def test_get_document_reassembles_all_chunks_in_order(write, tmp_path, shelf):
         assert doc.text.count(f"Paragraph {i}") == 200
     part = shelf.get_document("long.md", section="Part 3")
     assert "Paragraph 3" in part.text and "Paragraph 2" not in part.text
+
+
+def test_large_index_gets_a_vector_index_and_still_finds_documents(write, tmp_path, shelf):
+    shelf.store.vector_index_min_rows = 50  # the real threshold is 50,000 chunks
+    docs = tmp_path / "docs"
+    for i in range(60):
+        write(docs, f"d{i}.md", f"# Doc {i}\n\nanimal{i} lives in habitat{i}")
+    shelf.index([docs])
+    assert shelf.store.has_vector_index()
+    hits = shelf.search("animal42 lives in habitat42", k=1, mode="semantic").hits
+    assert [h.path for h in hits] == ["d42.md"]

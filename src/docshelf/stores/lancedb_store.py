@@ -76,6 +76,10 @@ def _fields(metadata_json: str) -> list[str]:
 
 
 class LanceStore:
+    #: Below this many chunks an exact vector scan is fast enough (and exact); above it
+    #: optimize() builds an IVF-HNSW-SQ index (recall@10 ≈ 0.96 here; IVF-PQ gave 0.42).
+    vector_index_min_rows = 50_000
+
     def __init__(self, index_dir: Path, dimensions: int) -> None:
         os.environ.setdefault("LANCE_LOG", "error")  # lance's Rust warnings would go to stderr
         import lancedb
@@ -281,6 +285,25 @@ class LanceStore:
                 raise StoreError(f"could not build the full-text index: {exc}") from exc
         self._fts_ready = True
 
+    def has_vector_index(self) -> bool:
+        try:
+            return any(i.columns == ["vector"] for i in self._chunks.list_indices())
+        except Exception:  # noqa: BLE001
+            return False
+
+    def _build_vector_index(self) -> None:
+        from lancedb.index import IvfHnswSq
+
+        rows = self.count_chunks()
+        partitions = max(1, rows // 50_000)
+        log.info("building the vector index over %d chunks (%d partitions)", rows, partitions)
+        try:
+            self._chunks.create_index(
+                "vector", config=IvfHnswSq(distance_type="cosine", num_partitions=partitions), replace=True
+            )
+        except Exception as exc:  # noqa: BLE001 - without it, search is exact and slower, not wrong
+            log.warning("could not build the vector index (search stays exact): %s", exc)
+
     def refresh(self) -> None:
         self._chunks.checkout_latest()
         self._docs.checkout_latest()
@@ -290,6 +313,8 @@ class LanceStore:
         """Fold small commits together and bring indexes up to date (cheaper opens, faster reads)."""
         if self.count_chunks():
             self._ensure_fts()
+        if self.count_chunks() >= self.vector_index_min_rows and not self.has_vector_index():
+            self._build_vector_index()
         for table in (self._chunks, self._docs):
             try:
                 table.optimize(cleanup_older_than=timedelta(minutes=10))
