@@ -1,44 +1,45 @@
 """The search modes over a Store and an Embedder, with filters, diversity and citations.
 
-- keyword: BM25 from the store's full-text index.
+- keyword: BM25 from the store's full-text index (identifier-aware, see ``analysis``).
 - semantic: dense vectors (cosine).
-- fuzzy: the full-text index with edit-distance term matching, plus joined compound names.
-- hybrid (default): both lists fused by score combination.
+- fuzzy: the same full-text index queried term by term with edit-distance matching, plus
+  joined forms of adjacent words (``pic sure`` → ``picsure``), for names and typos.
+- hybrid (default): both lists fused with confidence-aware score fusion (``fuse.py``).
 
-Scores are mapped to [0, 1], higher is better, in every mode.
+Every filter is pushed into the store's query (evaluated before top-k). Scores are in
+[0, 1], higher is better, in every mode; each hit carries the mode that produced it.
 """
 
 from __future__ import annotations
 
-import hashlib
+import re
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from ..analysis import query_text
 from ..errors import InvalidQuery
 from ..models import Chunk, Hit, SearchFilters, SearchMode, SearchResult
 from ..protocols import Embedder, Store
-from .fuse import convex
+from .diversity import Group, diversify
+from .fuse import FusionParams, bm25_to_unit, cosine_to_unit, fuse_hybrid
 from .highlight import highlight_spans
+from .rerank import Reranker
 
 MODES: tuple[SearchMode, ...] = ("hybrid", "semantic", "keyword", "fuzzy")
 MAX_K = 100
+_WORD = re.compile(r"[A-Za-z0-9]+")
 
 
 @dataclass(frozen=True)
 class SearchOptions:
-    """Tunable defaults. ``bm25_half`` is the raw BM25 score that maps to 0.5."""
+    """Tunable defaults (the ones measured in benchmarks/README.md)."""
 
-    candidates: int = 50
-    keyword_weight: float = 0.5
-    semantic_weight: float = 0.5
+    candidates: int = 100
     max_per_doc: int = 3
-    bm25_half: float = 10.0
-
-
-def bm25_to_unit(score: float, half: float) -> float:
-    return score / (score + half) if score > 0 else 0.0
+    max_merge: int = 3
+    dup_threshold: float = 0.8
+    fusion: FusionParams = FusionParams()
 
 
 class Searcher:
@@ -48,12 +49,14 @@ class Searcher:
         embedder: Embedder,
         options: SearchOptions | None = None,
         semantic_ready: Callable[[], bool] | None = None,
+        reranker: Reranker | None = None,
     ) -> None:
         self.store = store
         self.embedder = embedder
         self.options = options or SearchOptions()
         # When the embedder is still loading (a server warming up), semantic work is skipped.
         self.semantic_ready = semantic_ready or (lambda: True)
+        self.reranker = reranker
 
     def search(
         self,
@@ -73,7 +76,12 @@ class Searcher:
             raise InvalidQuery(f"unknown mode {mode!r}; use one of {', '.join(MODES)}")
         if not 1 <= k <= MAX_K:
             raise InvalidQuery(f"k must be between 1 and {MAX_K}, got {k}")
+        if not 0.0 <= min_score <= 1.0:
+            raise InvalidQuery(f"min_score must be between 0 and 1, got {min_score}")
         per_doc = self.options.max_per_doc if max_per_doc is None else max_per_doc
+        if per_doc < 0:
+            raise InvalidQuery("max_per_doc must be 0 (no limit) or more")
+        # Enough candidates that the per-document cap and merges still leave k hits.
         n = max(self.options.candidates, k * max(per_doc, 1) * 3)
         note = ""
         ran: SearchMode = mode
@@ -81,66 +89,65 @@ class Searcher:
             note = "the embedding model is still loading: these are keyword results; semantic ranking follows shortly"
             ran = "keyword"
         if ran == "keyword":
-            scored = self._keyword(query, n, filters)
+            scored = self.keyword(query, n, filters)
         elif ran == "fuzzy":
-            scored = self._fuzzy(query, n, filters)
+            scored = self.fuzzy(query, n, filters)
         elif ran == "semantic":
-            scored = self._semantic(query, n, filters)
+            scored = self.semantic(query, n, filters)
         else:
-            scored = self._hybrid(query, n, filters)
-        hits = self._diversify(scored, k, per_doc, min_score, query, ran)
-        return SearchResult(query, ran, tuple(hits), note, (time.perf_counter() - started) * 1000)
+            scored = self.hybrid(query, n, filters)
+        if self.reranker is not None and self.reranker.enabled and ran != "fuzzy":
+            scored = self.reranker.rerank(query, scored)
+        groups = diversify(
+            scored, k, per_doc=per_doc, min_score=min_score, max_merge=self.options.max_merge,
+            dup_threshold=self.options.dup_threshold,
+        )
+        hits = tuple(group_to_hit(g, ran, query) for g in groups)
+        return SearchResult(query, ran, hits, note, (time.perf_counter() - started) * 1000)
 
     # -- modes --------------------------------------------------------------------------
-    def _keyword(self, query: str, n: int, filters: SearchFilters | None) -> list[tuple[Chunk, float]]:
+    def keyword(self, query: str, n: int, filters: SearchFilters | None) -> list[tuple[Chunk, float]]:
         rows = self.store.text_search(query_text(query), n, filters)
-        return [(c, bm25_to_unit(s, self.options.bm25_half)) for c, s in rows]
+        return [(c, bm25_to_unit(s)) for c, s in rows]
 
-    def _fuzzy(self, query: str, n: int, filters: SearchFilters | None) -> list[tuple[Chunk, float]]:
-        longest = max((len(w) for w in query.split()), default=0)
-        fuzziness = 0 if longest <= 3 else 1 if longest <= 6 else 2
-        rows = self.store.text_search(query_text(query), n, filters, fuzziness=fuzziness)
-        return [(c, bm25_to_unit(s, self.options.bm25_half)) for c, s in rows]
+    def fuzzy(self, query: str, n: int, filters: SearchFilters | None) -> list[tuple[Chunk, float]]:
+        rows = self.store.text_search(fuzzy_text(query), n, filters, fuzziness=None)
+        return [(c, bm25_to_unit(s)) for c, s in rows]
 
-    def _semantic(self, query: str, n: int, filters: SearchFilters | None) -> list[tuple[Chunk, float]]:
+    def semantic(self, query: str, n: int, filters: SearchFilters | None) -> list[tuple[Chunk, float]]:
         vector = self.embedder.embed_query(query)
-        return [(c, max(0.0, min(1.0, s))) for c, s in self.store.vector_search(vector, n, filters)]
+        return [(c, cosine_to_unit(s)) for c, s in self.store.vector_search(vector, n, filters)]
 
-    def _hybrid(self, query: str, n: int, filters: SearchFilters | None) -> list[tuple[Chunk, float]]:
+    def hybrid(self, query: str, n: int, filters: SearchFilters | None) -> list[tuple[Chunk, float]]:
         lexical = self.store.text_search(query_text(query), n, filters)
-        dense = self._semantic(query, n, filters)
+        dense = self.store.vector_search(self.embedder.embed_query(query), n, filters)
         chunks = {c.id: c for c, _ in lexical} | {c.id: c for c, _ in dense}
-        fused = convex(
-            [{c.id: s for c, s in lexical}, {c.id: s for c, s in dense}],
-            [self.options.keyword_weight, self.options.semantic_weight],
-        )
-        total = self.options.keyword_weight + self.options.semantic_weight
-        ranked = sorted(fused.items(), key=lambda kv: -kv[1])
-        return [(chunks[cid], score / total) for cid, score in ranked]
+        fused = fuse_hybrid({c.id: s for c, s in lexical}, {c.id: s for c, s in dense}, self.options.fusion)
+        return [(chunks[cid], score) for cid, score in sorted(fused.items(), key=lambda kv: -kv[1])]
 
-    # -- shaping --------------------------------------------------------------------------
-    def _diversify(
-        self, scored: list[tuple[Chunk, float]], k: int, per_doc: int, min_score: float, query: str, mode: SearchMode
-    ) -> list[Hit]:
-        """At most ``per_doc`` chunks per document, near-duplicate texts collapsed."""
-        hits: list[Hit] = []
-        per_doc_count: dict[tuple[str, str], int] = {}
-        seen_text: set[str] = set()
-        for chunk, score in sorted(scored, key=lambda cs: -cs[1]):
-            if score < min_score:
-                continue
-            key = (chunk.root, chunk.path)
-            if per_doc and per_doc_count.get(key, 0) >= per_doc:
-                continue
-            fingerprint = hashlib.sha1(" ".join(chunk.text.lower().split()).encode()).hexdigest()
-            if fingerprint in seen_text:
-                continue
-            seen_text.add(fingerprint)
-            per_doc_count[key] = per_doc_count.get(key, 0) + 1
-            hits.append(to_hit(chunk, score, mode, query))
-            if len(hits) >= k:
-                break
-        return hits
+
+def fuzzy_text(query: str) -> str:
+    """The query's words, their identifier parts, and adjacent pairs joined (``pic sure`` → ``picsure``)."""
+    words = [w.lower() for w in _WORD.findall(query)]
+    joined = [a + b for a, b in zip(words, words[1:], strict=False)]
+    return " ".join(dict.fromkeys(query_text(query).lower().split() + joined))
+
+
+def group_to_hit(group: Group, mode: SearchMode, query: str = "") -> Hit:
+    if len(group.chunks) == 1:
+        return to_hit(group.best, group.score, mode, query)
+    first, last = group.chunks[0], group.chunks[-1]
+    text = group.text()
+    starts = [c.start_line for c in group.chunks if c.start_line is not None]
+    ends = [c.end_line for c in group.chunks if c.end_line is not None]
+    best = group.best
+    return Hit(
+        chunk_id=best.id, path=best.path, root=best.root, title=best.title, heading_path=first.heading_path,
+        collection=best.collection, doc_type=best.doc_type, text=text, score=round(float(group.score), 6),
+        mode=mode, chunk_index=first.chunk_index, page=first.page if first.page is not None else last.page,
+        start_line=min(starts) if starts else None, end_line=max(ends) if ends else None, tags=best.tags,
+        date=best.date, highlights=highlight_spans(text, query) if query else (),
+    )
 
 
 def to_hit(chunk: Chunk, score: float, mode: SearchMode, query: str = "") -> Hit:
@@ -153,4 +160,4 @@ def to_hit(chunk: Chunk, score: float, mode: SearchMode, query: str = "") -> Hit
     )
 
 
-__all__ = ["Searcher", "SearchOptions", "MODES", "to_hit", "replace"]
+__all__ = ["MODES", "SearchOptions", "Searcher", "fuzzy_text", "group_to_hit", "to_hit"]

@@ -226,14 +226,19 @@ class LanceStore:
         return [(self._to_chunk(r), 1.0 - float(r["_distance"])) for r in rows]
 
     def text_search(
-        self, query: str, k: int, filters: SearchFilters | None = None, fuzziness: int = 0
+        self, query: str, k: int, filters: SearchFilters | None = None, fuzziness: int | None = 0
     ) -> list[tuple[Chunk, float]]:
+        """BM25 over ``search_text``; ``fuzziness=None`` matches each term within an edit distance
+        that grows with its length (exact matches count double), N applies N to every term."""
         from lancedb.query import MatchQuery
 
         if not query.strip() or self.count_chunks() == 0:
             return []
         self._ensure_fts()
-        q = self._chunks.search(MatchQuery(query, "search_text", fuzziness=fuzziness), query_type="fts")
+        fts = MatchQuery(query, "search_text") if fuzziness == 0 else _fuzzy_query(query, fuzziness)
+        if fts is None:
+            return []
+        q = self._chunks.search(fts, query_type="fts")
         where = to_sql(filters)
         if where:
             q = q.where(where, prefilter=True)
@@ -334,6 +339,34 @@ class LanceStore:
 
     def close(self) -> None:
         pass
+
+
+_FUZZY_SUFFIXES = ("ing", "es", "ed", "s")
+
+
+def _fuzzy_terms(term: str) -> list[str]:
+    """The term, and (for a long one) the term less a common suffix: the index holds stems and
+    matches a fuzzy term against them, so ``kubrnetes`` must also be tried as ``kubrnet``."""
+    out = [term]
+    for suffix in _FUZZY_SUFFIXES:
+        if len(term) > len(suffix) + 4 and term.endswith(suffix):
+            out.append(term[: -len(suffix)])
+            break
+    return out
+
+
+def _fuzzy_query(query: str, fuzziness: int | None):
+    """One SHOULD clause per term: exact (boost 2) and within an edit distance of it."""
+    from lancedb.query import BooleanQuery, MatchQuery, Occur
+
+    clauses = []
+    for term in dict.fromkeys(query.lower().split()):
+        clauses.append((Occur.SHOULD, MatchQuery(term, "search_text", boost=2.0)))
+        distance = fuzziness if fuzziness is not None else (0 if len(term) <= 3 else 1 if len(term) <= 6 else 2)
+        if distance:
+            for variant in _fuzzy_terms(term):
+                clauses.append((Occur.SHOULD, MatchQuery(variant, "search_text", fuzziness=distance, max_expansions=20)))
+    return BooleanQuery(clauses) if clauses else None
 
 
 def remove_index(index_dir: Path) -> None:

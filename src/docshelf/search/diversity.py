@@ -1,0 +1,112 @@
+"""Shaping a ranked chunk list into hits: per-document cap, near-duplicates, adjacent merges.
+
+Candidates are taken in score order. A candidate that continues a hit already taken (the
+next or previous chunk of the same document) is merged into that hit, since both matched;
+a merged hit spans at most ``max_merge`` chunks. Otherwise it becomes a new hit unless its
+document already has ``per_doc`` hits, or its text nearly duplicates a hit's (word-shingle
+Jaccard ≥ ``dup_threshold``: the same passage copied into two files, a chunk repeated).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from ..models import Chunk
+
+_WORD = re.compile(r"\w+")
+
+
+@dataclass
+class Group:
+    """One future hit: adjacent chunks of one document, scored by its best chunk."""
+
+    best: Chunk
+    score: float
+    chunks: list[Chunk] = field(default_factory=list)
+
+    @property
+    def first(self) -> int:
+        return self.chunks[0].chunk_index
+
+    @property
+    def last(self) -> int:
+        return self.chunks[-1].chunk_index
+
+    def text(self) -> str:
+        parts: list[str] = []
+        previous = ""
+        for c in self.chunks:
+            body = c.text
+            cut = overlap(previous, body)
+            parts.append(body[cut:].lstrip() if cut else body)
+            previous = c.text
+        return "\n\n".join(p for p in parts if p)
+
+
+def shingles(text: str, n: int = 3) -> frozenset[str]:
+    words = _WORD.findall(text.lower())
+    if len(words) < n:
+        return frozenset([" ".join(words)])
+    return frozenset(" ".join(words[i : i + n]) for i in range(len(words) - n + 1))
+
+
+def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
+    if not a or not b:
+        return 0.0
+    return len(a & b) / len(a | b)
+
+
+def overlap(previous: str, current: str) -> int:
+    """Length of the longest prefix of ``current`` that ends ``previous`` (the chunker's overlap)."""
+    probe = current[:24]
+    if len(probe) < 24 or not previous:
+        return 0
+    tail = previous[-4000:]
+    start = tail.find(probe)
+    while start != -1:
+        if current.startswith(tail[start:]):
+            return len(tail) - start
+        start = tail.find(probe, start + 1)
+    return 0
+
+
+def diversify(
+    scored: Sequence[tuple[Chunk, float]],
+    k: int,
+    *,
+    per_doc: int = 3,
+    min_score: float = 0.0,
+    max_merge: int = 3,
+    dup_threshold: float = 0.8,
+) -> list[Group]:
+    groups: list[Group] = []
+    by_doc: dict[tuple[str, str], list[Group]] = {}
+    prints: list[frozenset[str]] = []
+    for chunk, score in sorted(scored, key=lambda cs: -cs[1]):
+        if round(score, 6) < min_score:  # hits show scores rounded to 6 places
+            break
+        key = (chunk.root, chunk.path)
+        mine = by_doc.setdefault(key, [])
+        if any(g.first <= chunk.chunk_index <= g.last for g in mine):
+            continue  # the same chunk twice (or inside a merged span)
+        neighbour = next(
+            (g for g in mine if len(g.chunks) < max_merge and chunk.chunk_index in (g.first - 1, g.last + 1)), None
+        )
+        if neighbour is not None:
+            neighbour.chunks.append(chunk)
+            neighbour.chunks.sort(key=lambda c: c.chunk_index)
+            continue
+        if per_doc and len(mine) >= per_doc:
+            continue
+        fp = shingles(chunk.text)
+        if any(jaccard(fp, other) >= dup_threshold for other in prints):
+            continue
+        if len(groups) >= k:
+            break
+        group = Group(chunk, score, [chunk])
+        groups.append(group)
+        mine.append(group)
+        prints.append(fp)
+    return groups

@@ -1,0 +1,102 @@
+"""Search modes: keyword, semantic, fuzzy and hybrid, identifier splitting and score ranges."""
+
+from __future__ import annotations
+
+import pytest
+
+from docshelf.analysis import identifier_parts, searchable_text
+from docshelf.errors import InvalidQuery
+from docshelf.search.engine import fuzzy_text
+
+
+@pytest.fixture
+def docs_shelf(shelf, write, tmp_path):
+    docs = tmp_path / "docs"
+    write(docs, "k8s.md", "# Deploying\n\nRoll out the service to kubernetes with helm charts.")
+    write(docs, "picsure.md", "# PIC-SURE\n\nThe PIC-SURE API exposes patient-level data for researchers.")
+    write(docs, "parser.md", "# Parser\n\nCall parseHTTPHeader before reading the body of the request.")
+    write(docs, "errors.md", "# Errors\n\nConnectionRefusedError: [Errno 111] Connection refused when the daemon is down.")
+    write(docs, "cooking.md", "# Soup\n\nSimmer the onions slowly, then add stock and thyme.")
+    shelf.index([docs])
+    return shelf
+
+
+def paths(result) -> list[str]:
+    return [h.path for h in result.hits]
+
+
+def test_identifier_parts_split_camel_snake_and_dotted_names():
+    assert identifier_parts("parseHTTPHeader") == ["parse", "http", "header"]
+    assert identifier_parts("parse_http_header") == ["parse", "http", "header"]
+    assert identifier_parts("PIC-SURE") == ["pic", "sure"]
+    assert identifier_parts("os.path.join") == ["os", "path", "join"]
+    assert searchable_text("use parseHTTPHeader") == "use parseHTTPHeader\nparse http header"
+    assert searchable_text("PIC-SURE") == "PIC-SURE\npic sure picsure"
+
+
+@pytest.mark.parametrize("query", ["parseHTTPHeader", "parse_http_header", "parse http header", "ParseHttpHeader"])
+def test_identifier_spellings_meet_in_keyword_mode(docs_shelf, query):
+    assert paths(docs_shelf.search(query, k=1, mode="keyword")) == ["parser.md"]
+
+
+@pytest.mark.parametrize(
+    "query, expected",
+    [
+        ("picsure", "picsure.md"),
+        ("PIC SURE", "picsure.md"),
+        ("pic-sure", "picsure.md"),
+        ("kubernets", "k8s.md"),
+        ("kubrnetes", "k8s.md"),
+        ("kuberentes deploy", "k8s.md"),
+        ("ConnectionRefusedEror", "errors.md"),
+        ("connection refused errno 111", "errors.md"),
+        ("parsehttpheadr", "parser.md"),
+    ],
+)
+def test_fuzzy_mode_ignores_case_punctuation_and_small_typos(docs_shelf, query, expected):
+    result = docs_shelf.search(query, k=1, mode="fuzzy")
+    assert paths(result) == [expected]
+    assert result.mode == "fuzzy"
+
+
+def test_fuzzy_text_adds_joined_neighbours():
+    assert fuzzy_text("PIC SURE api") == "pic sure api picsure sureapi"
+
+
+@pytest.mark.parametrize("mode", ["keyword", "semantic", "fuzzy", "hybrid"])
+def test_every_mode_scores_in_unit_range_best_first_and_says_its_mode(docs_shelf, mode):
+    result = docs_shelf.search("kubernetes helm charts", k=5, mode=mode)
+    assert result.mode == mode
+    assert result.hits and result.hits[0].path == "k8s.md"
+    scores = [h.score for h in result.hits]
+    assert all(0.0 <= s <= 1.0 for s in scores)
+    assert scores == sorted(scores, reverse=True)
+    assert all(h.mode == mode for h in result.hits)
+
+
+@pytest.mark.parametrize("mode", ["keyword", "semantic", "fuzzy", "hybrid"])
+def test_min_score_drops_weaker_hits(docs_shelf, mode):
+    everything = docs_shelf.search("kubernetes helm charts", k=5, mode=mode)
+    cut = everything.hits[0].score
+    kept = docs_shelf.search("kubernetes helm charts", k=5, mode=mode, min_score=cut)
+    assert [h.chunk_id for h in kept.hits] == [h.chunk_id for h in everything.hits if h.score >= cut]
+
+
+def test_hits_cite_path_title_headings_lines_and_highlight_terms(docs_shelf):
+    (hit,) = docs_shelf.search("helm charts", k=1, mode="keyword").hits
+    assert (hit.path, hit.title, hit.heading_path, hit.start_line, hit.end_line) == (
+        "k8s.md", "Deploying", ("Deploying",), 3, 3
+    )
+    assert [hit.text[s:e] for s, e in hit.highlights] == ["helm", "charts"]
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"query": "  "}, "the query is empty; pass some words to search for"),
+    ({"query": "x", "mode": "magic"}, "unknown mode 'magic'; use one of hybrid, semantic, keyword, fuzzy"),
+    ({"query": "x", "k": 0}, "k must be between 1 and 100, got 0"),
+    ({"query": "x", "min_score": 2.0}, "min_score must be between 0 and 1, got 2.0"),
+])
+def test_bad_requests_say_what_to_do(docs_shelf, kwargs, message):
+    with pytest.raises(InvalidQuery) as exc:
+        docs_shelf.search(**kwargs)
+    assert str(exc.value) == message
