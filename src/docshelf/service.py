@@ -170,6 +170,11 @@ class Docshelf:
         except Timeout:
             return False
 
+    def release_writer(self) -> None:
+        """Give up the writer lock taken by ``try_become_writer`` (another process may take it)."""
+        if self._lock.is_locked:
+            self._lock.release(force=True)
+
     def index(
         self,
         paths: Sequence[Path] | None = None,
@@ -215,9 +220,14 @@ class Docshelf:
         """Re-index a few files of one root (the watcher's entry point); call as the writer."""
         from .pipeline.indexer import Indexer
 
-        return Indexer(self.settings, self.store, self.embedder, self.registry, self.chunker).run_paths(
+        report = Indexer(self.settings, self.store, self.embedder, self.registry, self.chunker).run_paths(
             root, rel_paths
         )
+        if report.added or report.updated or report.removed or report.failed:
+            manifest = self.store.read_manifest() or {**self._identity(), "created_at": time.time(), "roots": []}
+            manifest["last_indexed_at"] = time.time()
+            self.store.write_manifest(manifest)
+        return report
 
     # -- reading ----------------------------------------------------------------------------
     @property

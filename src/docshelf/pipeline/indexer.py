@@ -142,6 +142,71 @@ class Indexer:
     def remove(self, keys: Sequence[tuple[str, str]]) -> None:
         self.store.delete_documents(keys)
 
+    def run_paths(self, root: Path, rel_paths: Sequence[str]) -> IndexReport:
+        """Bring a few paths of one folder root up to date (the file watcher's entry point).
+
+        Each path may name a file or a folder, existing or gone. The discovery rules
+        apply exactly as in a full run: an ignored, oversized or unsupported file is not
+        indexed, and if it was indexed before it is removed. Anything indexed at or
+        under a path that no longer yields a file (deleted, moved away) is removed.
+        """
+        from .discover import Discovery, IgnoreRules, _Walker
+
+        started = time.monotonic()
+        report = IndexReport()
+        root = Path(root).expanduser().resolve()
+        root_s = str(root)
+        rules = IgnoreRules(root, exclude=self.settings.exclude)
+        found = Discovery()
+        walker = _Walker(self.registry, self.settings.max_file_bytes, found)
+        scopes = sorted({p.strip("/") for p in rel_paths if p.strip("/") not in ("", ".")})
+        walked_root = False
+        for rel in scopes:
+            path = root / rel
+            if path.is_dir() and not path.is_symlink():
+                if not walked_root and not rules.is_ignored(rel, is_dir=True):
+                    whole = discover([root], registry=self.registry, max_bytes=self.settings.max_file_bytes,
+                                     exclude=self.settings.exclude)
+                    found.files.extend(whole.files)
+                    walked_root = True
+            elif path.is_file() and not rules.is_ignored(rel):
+                if path.is_symlink() and not path.resolve().is_relative_to(root):
+                    found.skipped[rel] = "symlink outside the root"
+                else:
+                    walker.consider(root, rel)
+
+        def in_scope(rel: str) -> bool:
+            return any(rel == s or rel.startswith(s + "/") for s in scopes)
+
+        files = {f.rel_path: f for f in found.files if in_scope(f.rel_path)}
+        report.skipped.update({p: why for p, why in found.skipped.items() if in_scope(p)})
+        records = {r.path: r for r in self.store.records() if r.root == root_s and in_scope(r.path)}
+        gone = [(root_s, p) for p in sorted(records) if p not in files]
+        report.removed = [p for _, p in gone]
+        todo: list[tuple[SourceFile, bytes, str, DocumentRecord | None]] = []
+        touched: list[DocumentRecord] = []
+        for rel, src in sorted(files.items()):
+            old = records.get(rel)
+            if old and old.status == "indexed" and old.size == src.size and old.mtime_ns == src.mtime_ns:
+                report.unchanged += 1
+                continue
+            try:
+                data = src.path.read_bytes()
+            except OSError as exc:  # vanished between the event and now: the next event removes it
+                report.failed[rel] = f"could not read: {exc.strerror or exc}"
+                continue
+            digest = sha256_bytes(data)
+            if old and old.status == "indexed" and old.sha256 == digest:
+                report.unchanged += 1
+                touched.append(_replace(old, size=src.size, mtime_ns=src.mtime_ns))
+                continue
+            todo.append((src, data, digest, old))
+        self.store.delete_documents(gone)
+        self.store.put_records(touched)
+        self._index_files(todo, report, _NoProgress())
+        report.seconds = time.monotonic() - started
+        return report
+
     # -- work ---------------------------------------------------------------------------
     def _index_files(self, todo, report: IndexReport, progress: IndexProgress) -> None:
         pending: list[_Pending] = []

@@ -1,0 +1,141 @@
+"""The typed results the MCP tools return (their output schemas are part of the agent contract)."""
+
+from typing import Optional
+
+from pydantic import BaseModel, Field
+
+
+class SearchHitOut(BaseModel):
+    rank: int = Field(description="1 = best match.")
+    score: float = Field(description="Relevance in [0, 1]; higher is better. Comparable within one response only.")
+    path: str = Field(description="Document path relative to its root: cite this, pass it to get_document.")
+    title: str
+    heading_path: list[str] = Field(description="Headings the passage sits under, outermost first.")
+    citation: str = Field(description="Ready-to-quote location: path › headings (page, lines).")
+    page: Optional[int] = Field(None, description="PDF page (1-based), when known.")
+    start_line: Optional[int] = Field(None, description="First source line (1-based), when known.")
+    end_line: Optional[int] = Field(None, description="Last source line (inclusive), when known.")
+    collection: str
+    doc_type: str
+    tags: list[str] = []
+    date: Optional[str] = Field(None, description="Document date (YYYY-MM-DD) from its metadata, if any.")
+    chunk_id: str = Field(description="Pass to read_neighbors for the surrounding text.")
+    doc_id: str = Field(description="Stable id of the document; get_document accepts it instead of path.")
+    uri: str = Field(description="MCP resource URI of the whole document.")
+    text: str = Field(description="The matching passage (may be shortened to fit the response budget).")
+    text_truncated: bool = Field(False, description="True when text was shortened to fit the response budget.")
+
+
+class SearchOut(BaseModel):
+    query: str
+    mode: str = Field(description="The mode that actually ran (keyword while the model is still loading).")
+    hits: list[SearchHitOut]
+    note: str = Field("", description="Why results may be partial or shortened; empty when complete.")
+    took_ms: float = 0.0
+
+
+class CollectionOut(BaseModel):
+    name: str
+    documents: int
+    chunks: int
+    doc_types: list[str]
+
+
+class CollectionsOut(BaseModel):
+    collections: list[CollectionOut]
+    total_documents: int
+    total_chunks: int
+    failed_documents: int
+    model: str
+    model_state: str = Field(description="'loaded', 'loading' (keyword search only until then) or 'failed: …'.")
+    index_state: str = Field(description="'opening', 'indexing' (start-up reconcile running), 'ready' or 'failed'.")
+
+
+class DocumentOut(BaseModel):
+    path: str
+    title: str
+    collection: str
+    doc_type: str
+    doc_id: str
+    uri: str
+    text: str = Field(description="The document text (or the requested range), reassembled in reading order.")
+    start_line: Optional[int] = None
+    end_line: Optional[int] = None
+    pages: list[int] = []
+    truncated: bool = Field(description="True when text was cut at max_chars; ask for a range to read further.")
+    total_chunks: int
+    chunks_returned: int
+
+
+class NeighborChunkOut(BaseModel):
+    chunk_id: str
+    chunk_index: int
+    is_anchor: bool = Field(description="True for the chunk you asked about.")
+    heading_path: list[str]
+    page: Optional[int] = None
+    start_line: Optional[int] = None
+    end_line: Optional[int] = None
+    text: str
+
+
+class NeighborsOut(BaseModel):
+    path: str
+    title: str
+    chunks: list[NeighborChunkOut]
+
+
+class DocumentInfoOut(BaseModel):
+    path: str
+    title: str
+    collection: str
+    doc_type: str
+    status: str = Field(description="'indexed' or 'failed' (see error).")
+    error: str = ""
+    chunks: int
+    format: str
+    tags: list[str] = []
+    date: Optional[str] = None
+    page_count: Optional[int] = None
+    doc_id: str
+    uri: str
+
+
+class DocumentsPageOut(BaseModel):
+    documents: list[DocumentInfoOut]
+    next_cursor: Optional[str] = Field(None, description="Pass as cursor for the next page; null on the last page.")
+
+
+class FailedFileOut(BaseModel):
+    path: str
+    reason: str
+
+
+class StatusOut(BaseModel):
+    state: str = Field(description="'opening', 'indexing', 'ready' or 'failed'.")
+    role: str = Field(description="'writer' (this server indexes and watches) or 'reader' (another process does).")
+    watcher: str = Field(description="'native', 'polling', 'off (…)' or 'starting'.")
+    model: str
+    model_state: str
+    index_dir: str
+    roots: list[str]
+    missing_roots: list[str] = []
+    documents: int = Field(description="Indexed documents.")
+    chunks: int
+    pending: int = Field(description="Files waiting to be (re)indexed by this server.")
+    failed: list[FailedFileOut] = Field(description="Files that could not be indexed, with the reason.")
+    last_update: Optional[str] = Field(None, description="When the index last changed (ISO 8601, UTC).")
+    last_error: str = ""
+    started_at: str
+
+
+class NoteOut(BaseModel):
+    path: str
+    title: str
+    doc_type: str
+    tags: list[str] = []
+    date: Optional[str] = None
+    aliases: list[str] = []
+    metadata: dict = Field(default_factory=dict, description="The note's frontmatter.")
+    text: str
+    truncated: bool
+    uri: str

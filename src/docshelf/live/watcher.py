@@ -1,0 +1,179 @@
+"""Watch folder roots and hand over debounced batches of changed relative paths.
+
+watchdog's native observer (inotify, FSEvents, ReadDirectoryChangesW) is used when it
+starts; otherwise (watch limits, network file systems, ``poll=True``) its polling
+observer. Created, modified, deleted and moved paths are collected per root; a batch is
+flushed once no event arrived for ``debounce`` seconds (or ``max_delay`` after the
+first), so an editor's atomic save (write ``.x.swp``/``x~``/temp, then rename over
+``x``) arrives as one batch naming both the temp file and the target. The receiver
+decides what each path means (the discovery rules live in the indexer); this module
+only drops paths that can never be documents (``.git/`` and the like, the index itself).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from ..pipeline.discover import DEFAULT_EXCLUDED_DIRS, IGNORE_FILES
+
+log = logging.getLogger(__name__)
+
+# on_batch(root, rel_paths, rescan): rescan=True when an ignore file changed (rules differ now).
+BatchHandler = Callable[[Path, set[str], bool], None]
+
+
+class RootWatcher:
+    """Watches folder roots; calls ``on_batch`` from its own thread with debounced changes."""
+
+    def __init__(
+        self,
+        roots: Sequence[Path],
+        on_batch: BatchHandler,
+        *,
+        debounce: float = 0.4,
+        max_delay: float = 2.0,
+        poll: bool = False,
+        poll_interval: float = 1.0,
+        skip: Sequence[Path] = (),
+    ) -> None:
+        self.roots = [Path(r).resolve() for r in roots if Path(r).is_dir()]
+        self.on_batch = on_batch
+        self.debounce = debounce
+        self.max_delay = max_delay
+        self.poll = poll
+        self.poll_interval = poll_interval
+        self.skip = [Path(p).resolve() for p in skip]
+        self.mode = "off"  # "native", "polling" or "off"
+        self.error = ""
+        self._observer = None
+        self._lock = threading.Lock()
+        self._pending: dict[Path, set[str]] = {}
+        self._rescan: set[Path] = set()
+        self._first = 0.0
+        self._last = 0.0
+        self._stop = threading.Event()
+        self._wake = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    # -- lifecycle ------------------------------------------------------------------------
+    def start(self) -> None:
+        if not self.roots:
+            self.mode = "off"
+            return
+        from watchdog.events import FileSystemEventHandler
+
+        watcher = self
+
+        class Handler(FileSystemEventHandler):
+            def on_any_event(self, event) -> None:  # noqa: ANN001 - watchdog's event type
+                watcher._on_event(event)
+
+        handler = Handler()
+        if not self.poll:
+            try:
+                from watchdog.observers import Observer
+
+                observer = Observer()
+                for root in self.roots:
+                    observer.schedule(handler, str(root), recursive=True)
+                observer.start()
+                self._observer, self.mode = observer, "native"
+            except Exception as exc:  # noqa: BLE001 - e.g. inotify watch limit reached
+                self.error = f"native file watching failed ({exc}); polling instead"
+                log.warning("%s", self.error)
+        if self._observer is None:
+            from watchdog.observers.polling import PollingObserver
+
+            observer = PollingObserver(timeout=self.poll_interval)
+            for root in self.roots:
+                observer.schedule(handler, str(root), recursive=True)
+            observer.start()
+            self._observer, self.mode = observer, "polling"
+        self._thread = threading.Thread(target=self._flush_loop, name="docshelf-watch-debounce", daemon=True)
+        self._thread.start()
+        log.info("watching %s (%s)", ", ".join(map(str, self.roots)), self.mode)
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._wake.set()
+        if self._observer is not None:
+            try:
+                self._observer.stop()
+                self._observer.join(timeout=5)
+            except Exception as exc:  # noqa: BLE001 - stopping must not raise
+                log.debug("stopping the observer: %s", exc)
+        self.mode = "off"
+
+    @property
+    def pending(self) -> int:
+        with self._lock:
+            return sum(len(v) for v in self._pending.values())
+
+    # -- events ---------------------------------------------------------------------------
+    def _on_event(self, event) -> None:  # noqa: ANN001
+        kind = event.event_type
+        if kind not in ("created", "modified", "deleted", "moved"):
+            return  # opened / closed: no content change
+        if kind == "modified" and event.is_directory:
+            return  # a folder's mtime changes whenever an entry does; the entry has its own event
+        paths = [event.src_path] + ([event.dest_path] if kind == "moved" else [])
+        for raw in paths:
+            self._add(Path(raw if isinstance(raw, str) else raw.decode()))
+
+    def _add(self, path: Path) -> None:
+        if any(path == s or s in path.parents for s in self.skip):
+            return
+        for root in self.roots:
+            try:
+                rel = path.relative_to(root)
+            except ValueError:
+                continue
+            parts = rel.parts
+            if not parts or any(p in DEFAULT_EXCLUDED_DIRS for p in parts[:-1]) or parts[-1] in DEFAULT_EXCLUDED_DIRS:
+                return
+            now = time.monotonic()
+            with self._lock:
+                if parts[-1] in IGNORE_FILES:
+                    self._rescan.add(root)
+                bucket = self._pending.setdefault(root, set())
+                if not bucket and root not in self._rescan:
+                    self._first = now
+                elif not self._first:
+                    self._first = now
+                bucket.add(rel.as_posix())
+                self._last = now
+            self._wake.set()
+            return
+
+    def _flush_loop(self) -> None:
+        while not self._stop.is_set():
+            self._wake.wait(timeout=1.0)
+            self._wake.clear()
+            while not self._stop.is_set():
+                with self._lock:
+                    if not self._pending and not self._rescan:
+                        break
+                    now = time.monotonic()
+                    quiet = now - self._last
+                    waited = now - self._first
+                    if quiet < self.debounce and waited < self.max_delay:
+                        delay = min(self.debounce - quiet, self.max_delay - waited)
+                    else:
+                        batches, rescan = self._pending, self._rescan
+                        self._pending, self._rescan, self._first = {}, set(), 0.0
+                        delay = -1.0
+                if delay >= 0:
+                    self._stop.wait(delay)
+                    continue
+                for root in sorted(set(batches) | rescan):
+                    try:
+                        self.on_batch(root, batches.get(root, set()), root in rescan)
+                    except Exception:  # noqa: BLE001 - one bad batch must not stop watching
+                        log.exception("handling changes under %s failed", root)
+
+
+__all__ = ["RootWatcher", "BatchHandler"]

@@ -1,0 +1,240 @@
+"""One writer per index: the election, the start-up reconcile and the live updates.
+
+Every server process runs a ``WriterLoop`` thread. It tries the index's writer lock
+(``Docshelf.try_become_writer``); the process that gets it reconciles the roots (a normal
+incremental ``index`` run), starts the file watcher and applies its batches. The others
+serve reads (LanceDB readers see each commit) and retry the lock every ``retry``
+seconds, so when the writer exits another process takes over within a few seconds.
+
+All writing happens on this one thread: the lock is held per thread (filelock), and one
+thread means batches are applied in order.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..errors import DocshelfError
+from .watcher import RootWatcher
+
+if TYPE_CHECKING:
+    from ..service import Docshelf
+
+log = logging.getLogger(__name__)
+
+OPTIMIZE_EVERY = 25  # live batches between store compactions
+OPTIMIZE_AFTER_S = 300.0
+
+
+class _Progress:
+    """Counts files still to do during a reconcile (for ``index_status``)."""
+
+    def __init__(self, loop: WriterLoop) -> None:
+        self.loop = loop
+
+    def planned(self, files: int, to_index: int) -> None:
+        self.loop.pending_reconcile = to_index
+
+    def file_done(self, path: str) -> None:
+        self.loop.pending_reconcile = max(0, self.loop.pending_reconcile - 1)
+
+    def chunks_embedded(self, n: int) -> None:
+        pass
+
+
+class WriterLoop:
+    def __init__(
+        self,
+        service: Docshelf,
+        roots: list[Path],
+        *,
+        watch: bool = True,
+        poll: bool = False,
+        retry: float = 3.0,
+        debounce: float = 0.4,
+        read_only: bool = False,
+    ) -> None:
+        self.service = service
+        self.read_only = read_only
+        self.roots = roots
+        self.watch = watch
+        self.poll = poll
+        self.retry = retry
+        self.debounce = debounce
+        self.role = "starting"  # "writer" or "reader"
+        self.phase = "starting"  # "reconciling", "watching", "idle", "reading"
+        self.watcher: RootWatcher | None = None
+        self.pending_reconcile = 0
+        self.last_update: float | None = None
+        self.last_error = ""
+        self.failed: dict[str, str] = {}
+        self.missing_roots: list[str] = []
+        self._queue: queue.Queue[tuple[Path, set[str], bool]] = queue.Queue()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="docshelf-writer", daemon=True)
+        self._batches_since_optimize = 0
+        self._last_optimize = time.monotonic()
+
+    # -- lifecycle ------------------------------------------------------------------------
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self, timeout: float = 5.0) -> bool:
+        """Stop watching and writing; True when the thread finished (the lock is then released)."""
+        self._stop.set()
+        if self.watcher is not None:
+            self.watcher.stop()
+        if self._thread.is_alive():
+            self._thread.join(timeout)
+        return not self._thread.is_alive()
+
+    @property
+    def pending(self) -> int:
+        watched = self.watcher.pending if self.watcher else 0
+        return self.pending_reconcile + watched + self._queue.qsize()
+
+    @property
+    def watcher_state(self) -> str:
+        if self.read_only:
+            return "off (--read-only)"
+        if self.role != "writer":
+            return "off (another docshelf process writes this index and watches the roots)"
+        if not self.watch:
+            return "off (--no-watch)"
+        return self.watcher.mode if self.watcher else "starting"
+
+    # -- the thread -----------------------------------------------------------------------
+    def _run(self) -> None:
+        try:
+            if self.read_only:
+                self.role, self.phase = "reader", "reading"
+                return
+            while not self._stop.is_set():
+                if self.service.try_become_writer():
+                    break
+                if self.role != "reader":
+                    log.info("another process writes %s; serving reads, retrying every %.0fs",
+                             self.service.index_dir, self.retry)
+                self.role, self.phase = "reader", "reading"
+                self._stop.wait(self.retry)
+            else:
+                return
+            log.info("this process is now the writer of %s", self.service.index_dir)
+            self.role = "writer"
+            try:
+                self._reconcile(self._existing_roots())
+                if self.watch and not self._stop.is_set():
+                    self.watcher = RootWatcher(
+                        self._existing_roots(), self._enqueue, debounce=self.debounce, poll=self.poll,
+                        skip=[self.service.index_dir],
+                    )
+                    self.watcher.start()
+                self.phase = "watching" if self.watcher else "idle"
+                self._apply_batches()
+            finally:
+                if self.watcher is not None:
+                    self.watcher.stop()
+                self.service.release_writer()
+        except Exception as exc:  # noqa: BLE001 - the server keeps serving reads
+            self.last_error = f"{type(exc).__name__}: {exc}"
+            self.phase = "failed"
+            log.exception("the index writer stopped")
+
+    def _existing_roots(self) -> list[Path]:
+        roots, missing = [], []
+        for r in self.roots:
+            (roots if r.exists() else missing).append(r)
+        self.missing_roots = [str(m) for m in missing]
+        for m in missing:
+            log.warning("root %s does not exist; not indexing or watching it", m)
+        return roots
+
+    def _reconcile(self, roots: list[Path]) -> None:
+        if not roots:
+            self.phase = "idle"
+            return
+        self.phase = "reconciling"
+        started = time.monotonic()
+        try:
+            report = self.service.index(roots, progress=_Progress(self), lock_timeout=0)
+        except DocshelfError as exc:
+            self.last_error = str(exc)
+            log.error("start-up indexing failed: %s", exc)
+            return
+        finally:
+            self.pending_reconcile = 0
+        self.failed.update(report.failed)
+        self.last_update = time.time()
+        log.info(
+            "reconciled %s in %.1fs: %d new, %d changed, %d removed, %d unchanged, %d failed",
+            ", ".join(map(str, roots)), time.monotonic() - started, len(report.added), len(report.updated),
+            len(report.removed), report.unchanged, len(report.failed),
+        )
+
+    def _enqueue(self, root: Path, rels: set[str], rescan: bool) -> None:
+        self._queue.put((root, rels, rescan))
+
+    def _apply_batches(self) -> None:
+        while not self._stop.is_set():
+            try:
+                first = self._queue.get(timeout=0.5)
+            except queue.Empty:
+                self._maybe_optimize(idle=True)
+                continue
+            merged: dict[Path, tuple[set[str], bool]] = {}
+            item: tuple[Path, set[str], bool] | None = first
+            while item is not None:
+                root, rels, rescan = item
+                have, again = merged.get(root, (set(), False))
+                merged[root] = (have | rels, again or rescan)
+                try:
+                    item = self._queue.get_nowait()
+                except queue.Empty:
+                    item = None
+            for root, (rels, rescan) in merged.items():
+                self._apply(root, rels, rescan)
+
+    def _apply(self, root: Path, rels: set[str], rescan: bool) -> None:
+        if rescan:
+            log.info("ignore rules under %s changed; re-checking the whole root", root)
+            self._reconcile([root])
+            return
+        try:
+            report = self.service.reindex_paths(root, sorted(rels))
+        except DocshelfError as exc:
+            self.last_error = str(exc)
+            log.error("updating %d changed paths under %s failed: %s", len(rels), root, exc)
+            return
+        for path in report.added + report.updated + report.removed:
+            self.failed.pop(path, None)
+        self.failed.update(report.failed)
+        if report.added or report.updated or report.removed or report.failed:
+            self.last_update = time.time()
+            self._batches_since_optimize += 1
+            log.info(
+                "live update under %s: %s added, %s updated, %s removed, %s failed", root,
+                report.added, report.updated, report.removed, list(report.failed),
+            )
+
+    def _maybe_optimize(self, idle: bool) -> None:
+        if not self._batches_since_optimize:
+            return
+        due = self._batches_since_optimize >= OPTIMIZE_EVERY or time.monotonic() - self._last_optimize > OPTIMIZE_AFTER_S
+        if idle and due:
+            self.service.store.optimize()
+            self._batches_since_optimize = 0
+            self._last_optimize = time.monotonic()
+
+    def state(self) -> dict[str, Any]:
+        return {
+            "role": self.role, "phase": self.phase, "watcher": self.watcher_state, "pending": self.pending,
+            "last_update": self.last_update, "last_error": self.last_error, "missing_roots": list(self.missing_roots),
+        }
+
+
+__all__ = ["WriterLoop"]
