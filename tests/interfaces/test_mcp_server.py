@@ -348,3 +348,19 @@ def test_doctor_checks_everything(tmp_path: Path, corpus: Path) -> None:
     failed = subprocess.run(docshelf_argv("doctor", "--json"), env=env, capture_output=True, text=True)
     assert failed.returncode == 1
     assert not json.loads(failed.stdout)["checks"][2]["ok"]
+
+
+def test_polling_watcher(tmp_path: Path, corpus: Path) -> None:
+    """The fallback for file systems without native events (--poll) picks up changes too."""
+    params = server_params(tmp_path / "index", str(corpus), "--poll")
+
+    async def main() -> None:
+        async with connect(params, tmp_path / "stderr.txt") as s:
+            st = await ready(s, documents=4)
+            assert st["watcher"] == "polling"
+            write(corpus, "polled.md", "# Polled\n\nThe didgeridoo drones.\n")
+            await wait_for(lambda: _eq(paths_found(s, "didgeridoo"), {"polled.md"}))
+            (corpus / "polled.md").unlink()
+            await wait_for(lambda: _eq(paths_found(s, "didgeridoo"), set()))
+
+    anyio.run(main)
