@@ -14,8 +14,11 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
+
+import numpy as np
 
 from ..analysis import query_text
 from ..errors import InvalidQuery
@@ -35,7 +38,7 @@ _WORD = re.compile(r"[A-Za-z0-9]+")
 class SearchOptions:
     """Tunable defaults (the ones measured in benchmarks/README.md)."""
 
-    candidates: int = 100
+    candidates: int = 100  # per retriever; hybrid fuses the union
     max_per_doc: int = 3
     max_merge: int = 3
     dup_threshold: float = 0.8
@@ -119,11 +122,29 @@ class Searcher:
         return [(c, cosine_to_unit(s)) for c, s in self.store.vector_search(vector, n, filters)]
 
     def hybrid(self, query: str, n: int, filters: SearchFilters | None) -> list[tuple[Chunk, float]]:
-        lexical = self.store.text_search(query_text(query), n, filters)
-        dense = self.store.vector_search(self.embedder.embed_query(query), n, filters)
+        text = query_text(query)
+        vector = self.embedder.embed_query(query)
+        lexical = self.store.text_search(text, n, filters)
+        dense = self.store.vector_search(vector, n, filters)
         chunks = {c.id: c for c, _ in lexical} | {c.id: c for c, _ in dense}
-        fused = fuse_hybrid({c.id: s for c, s in lexical}, {c.id: s for c, s in dense}, self.options.fusion)
+        lex = {c.id: s for c, s in lexical}
+        den = {c.id: s for c, s in dense}
+        if self.options.fusion.method == "zconf" and isinstance(self.store, ScoreLookup):
+            # One shared pool: score every candidate with both retrievers.
+            den |= self.store.vector_scores(vector, [i for i in chunks if i not in den])
+            lex |= self.store.text_scores(text, [i for i in chunks if i not in lex])
+            den = {i: den.get(i, 0.0) for i in chunks}
+        fused = fuse_hybrid(lex, den, self.options.fusion)
         return [(chunks[cid], score) for cid, score in sorted(fused.items(), key=lambda kv: -kv[1])]
+
+
+@runtime_checkable
+class ScoreLookup(Protocol):
+    """Optional store ability: score given chunks for a query (fills the hybrid pool)."""
+
+    def vector_scores(self, vector: np.ndarray, ids: Sequence[str]) -> dict[str, float]: ...
+
+    def text_scores(self, query: str, ids: Sequence[str]) -> dict[str, float]: ...
 
 
 def fuzzy_text(query: str) -> str:

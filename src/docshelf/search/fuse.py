@@ -1,22 +1,34 @@
 """Fusion of ranked lists: pure functions, no I/O.
 
 ``rrf`` is reciprocal-rank fusion. ``convex`` combines scores normalised per list.
-``fuse_hybrid`` is the default hybrid fusion (see its docstring and benchmarks/README.md).
+``zconf`` is the default hybrid fusion (see its docstring and benchmarks/README.md).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 
 
 @dataclass(frozen=True)
 class FusionParams:
-    method: str = "convex"
+    """Hybrid fusion settings; the defaults are the ones measured in benchmarks/README.md.
+
+    ``method``: ``"zconf"`` (default: z-scores over the shared candidate pool, dense weight
+    from the model's confidence), ``"convex"`` (min-max, fixed weights) or ``"rrf"``.
+    """
+
+    method: str = "zconf"
     keyword_weight: float = 0.5
     semantic_weight: float = 0.5
     rrf_k: float = 60.0
-    bm25_half: float = 10.0
+    # zconf: the dense weight is sigmoid(slope * (top cosine - pivot)): 0.5 at the pivot.
+    confidence_pivot: float = 0.55
+    confidence_slope: float = 4.0
+    # zconf: the displayed score is sigmoid(fused z - offset).
+    score_offset: float = 2.0
+    min_pool: int = 10
 
 
 def bm25_to_unit(score: float, half: float = 10.0) -> float:
@@ -57,10 +69,56 @@ def convex(lists: Sequence[Mapping[Hashable, float]], weights: Sequence[float]) 
     return out
 
 
+def _sigmoid(x: float) -> float:
+    return 1.0 / (1.0 + math.exp(-x)) if x > -60 else 0.0
+
+
+def _z(values: Sequence[float]) -> list[float]:
+    n = len(values)
+    mean = sum(values) / n
+    sd = math.sqrt(sum((v - mean) ** 2 for v in values) / n)
+    return [0.0] * n if sd < 1e-9 else [(v - mean) / sd for v in values]
+
+
+def dense_weight(top_cosine: float, params: FusionParams) -> float:
+    """The dense list's share: 0.5 at a typical top cosine, more when the model is sure."""
+    return _sigmoid(params.confidence_slope * (top_cosine - params.confidence_pivot))
+
+
+def zconf(
+    lexical: Mapping[Hashable, float], dense: Mapping[Hashable, float], params: FusionParams = FusionParams()
+) -> dict[Hashable, float]:
+    """Confidence-weighted z-score fusion over a shared candidate pool.
+
+    ``lexical`` (raw BM25) and ``dense`` (cosine) must score the *same* ids: every candidate
+    found by either retriever, scored by both (BM25 0 when no query term occurs). Each
+    retriever's scores are standardised over that pool (its own mean and spread), so a
+    candidate counts by how far it stands out in each list, not by raw scales; the dense
+    share grows with the best cosine, the model's own calibrated confidence. Scores are
+    squashed to [0, 1] with a logistic of the fused z. Pools smaller than ``min_pool`` are
+    too small for a spread: they fall back to a fixed mix of the absolute unit scores.
+    """
+    keys = list(dense)
+    if not keys:
+        return {}
+    top = max(dense.values())
+    wd = dense_weight(top, params)
+    lex = [lexical.get(k, 0.0) for k in keys]
+    den = [dense[k] for k in keys]
+    if len(keys) < params.min_pool:
+        return {k: (1 - wd) * bm25_to_unit(l) + wd * cosine_to_unit(c) for k, l, c in zip(keys, lex, den, strict=True)}
+    zl, zd = _z(lex), _z(den)
+    return {
+        k: _sigmoid((1 - wd) * a + wd * b - params.score_offset) for k, a, b in zip(keys, zl, zd, strict=True)
+    }
+
+
 def fuse_hybrid(
     lexical: Mapping[Hashable, float], dense: Mapping[Hashable, float], params: FusionParams = FusionParams()
 ) -> dict[Hashable, float]:
     """Fused scores in [0, 1] from raw BM25 and cosine scores keyed by chunk id."""
+    if params.method == "zconf":
+        return zconf(lexical, dense, params)
     total = params.keyword_weight + params.semantic_weight
     if params.method == "rrf":
         fused = rrf([sorted(lexical, key=lambda x: -lexical[x]), sorted(dense, key=lambda x: -dense[x])],

@@ -245,6 +245,33 @@ class LanceStore:
         rows = self._run(q.select(_CHUNK_COLUMNS + ["_score"]).limit(k))
         return [(self._to_chunk(r), float(r["_score"])) for r in rows]
 
+    # Scoring known candidates (hybrid search fills in the score the other retriever missed).
+    def vector_scores(self, vector: np.ndarray, ids: Sequence[str]) -> dict[str, float]:
+        """Cosine similarity of ``vector`` to each of these chunks (exact, whatever the index)."""
+        if not ids:
+            return {}
+        q = (
+            self._chunks.search(np.asarray(vector, dtype=np.float32), vector_column_name="vector")
+            .distance_type("cosine")
+            .where(f"id IN ({', '.join(quote(i) for i in ids)})", prefilter=True)
+            .bypass_vector_index()
+        )
+        rows = self._run(q.select(["id", "_distance"]).limit(len(ids)))
+        return {r["id"]: 1.0 - float(r["_distance"]) for r in rows}
+
+    def text_scores(self, query: str, ids: Sequence[str]) -> dict[str, float]:
+        """BM25 of ``query`` for each of these chunks that holds a query term (others score 0)."""
+        from lancedb.query import MatchQuery
+
+        if not ids or not query.strip() or self.count_chunks() == 0:
+            return {}
+        self._ensure_fts()
+        q = self._chunks.search(MatchQuery(query, "search_text"), query_type="fts").where(
+            f"id IN ({', '.join(quote(i) for i in ids)})", prefilter=True
+        )
+        rows = self._run(q.select(["id", "_score"]).limit(len(ids)))
+        return {r["id"]: float(r["_score"]) for r in rows}
+
     def _run(self, query) -> list[dict[str, Any]]:
         try:
             return query.to_list()
