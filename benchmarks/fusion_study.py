@@ -79,12 +79,6 @@ def m_library(d, q, lex, dense, dense_all, **params):
 
 METHODS = {"bm25": m_bm25, "dense": m_dense, "rrf": m_rrf, "convex": m_convex, "library": m_library}
 
-if __name__ == "__main__":
-    d = load(sys.argv[1])
-    for split in sys.argv[2:]:
-        for name, m in METHODS.items():
-            r = score(d, split, m)
-            print(f"{split:6s} {name:10s} " + " ".join(f"{k}={v:.4f}" for k, v in r.items()))
 
 
 # -- candidate methods under study ------------------------------------------------------
@@ -175,3 +169,23 @@ def m_doc(d, q, lex, dense, dense_all, wl=0.5, fill=True, agg="max", norm="z"):
     for i in list(lex) + list(dense):
         rep.setdefault(cd[i], i)
     return {rep[k]: s for k, s in fused_doc.items()}
+
+
+def m_engine(d, q, lex, dense, dense_all, **params):
+    """What the engine does by default: fill both scores over the union pool, then zconf."""
+    full = dict(d["bm25"][q])
+    pool = set(lex) | set(dense)
+    lex_f = {i: float(full.get(i, 0.0)) for i in pool}
+    den_f = {i: float(dense_all[i]) for i in pool}
+    return fuse.fuse_hybrid(lex_f, den_f, fuse.FusionParams(**params))
+
+
+METHODS["engine"] = m_engine
+
+
+if __name__ == "__main__":
+    d = load(sys.argv[1])
+    for split in sys.argv[2:]:
+        for name, m in METHODS.items():
+            r = score(d, split, m)
+            print(f"{split:6s} {name:10s} " + " ".join(f"{k}={v:.4f}" for k, v in r.items()))

@@ -67,6 +67,10 @@ class Settings(BaseSettings):
     search_doc_types: list[str] | None = None  # default scope; None = every type
     search_mode: str = "hybrid"
     max_chunks_per_doc: int = 3
+    # Optional cross-encoder reranker (sentence-transformers extra); none by default.
+    reranker: str | None = None
+    rerank_budget_ms: float = 400.0
+    rerank_top: int = 20
     presets: list[SearchPreset] = []
     log_file: Path | None = None
 

@@ -91,6 +91,7 @@ class Docshelf:
             self.embedder,
             SearchOptions(max_per_doc=settings.max_chunks_per_doc),
             semantic_ready=lambda: self.semantic_ready,
+            reranker=_reranker(settings),
         )
         self.wait_for_model = True  # servers set False so a search never blocks on a model load
         self._lock = FileLock(str(self.index_dir / LOCK_FILE))
@@ -338,6 +339,15 @@ class Docshelf:
             failed={r.path: r.error for r in records if r.status == "failed"}, collections=tuple(self.collections()),
             last_indexed_at=manifest.get("last_indexed_at"),
         )
+
+
+def _reranker(settings: Settings):
+    """The optional cross-encoder reranker, when the user configured one."""
+    if not settings.reranker:
+        return None
+    from .search.rerank import Reranker
+
+    return Reranker(settings.reranker, budget_ms=settings.rerank_budget_ms, top_n=settings.rerank_top)
 
 
 def _with(filters: SearchFilters, **changes: Any) -> SearchFilters:

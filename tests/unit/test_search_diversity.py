@@ -25,10 +25,14 @@ def test_at_most_n_chunks_per_document():
 
 
 def test_near_duplicate_chunks_collapse_to_the_best_one():
-    text = "To rotate the signing keys run keyctl rotate with the new key id and restart the service afterwards"
+    text = (
+        "To rotate the signing keys run keyctl rotate with the new key id and restart the service afterwards. "
+        "Old keys stay valid for one day so that tokens issued before the rotation keep working until they expire, "
+        "and the audit log records who rotated which key and when."
+    )
     scored = [
         (chunk("copy1.md", 0, text), 0.9),
-        (chunk("copy2.md", 0, text.replace("afterwards", "after that")), 0.8),
+        (chunk("copy2.md", 0, text.upper() + " See also: keys."), 0.8),
         (chunk("other.md", 0, "Signing keys live in the vault; only admins can read them."), 0.7),
     ]
     assert ids(diversify(scored, 10)) == [["copy1.md#0"], ["other.md#0"]]

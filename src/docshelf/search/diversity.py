@@ -4,7 +4,7 @@ Candidates are taken in score order. A candidate that continues a hit already ta
 next or previous chunk of the same document) is merged into that hit, since both matched;
 a merged hit spans at most ``max_merge`` chunks. Otherwise it becomes a new hit unless its
 document already has ``per_doc`` hits, or its text nearly duplicates a hit's (word-shingle
-Jaccard ≥ ``dup_threshold``: the same passage copied into two files, a chunk repeated).
+Jaccard ≥ ``dup_threshold``, 0.9 by default: the same passage copied into two files, a chunk repeated).
 """
 
 from __future__ import annotations
@@ -79,7 +79,7 @@ def diversify(
     per_doc: int = 3,
     min_score: float = 0.0,
     max_merge: int = 3,
-    dup_threshold: float = 0.8,
+    dup_threshold: float = 0.9,
 ) -> list[Group]:
     groups: list[Group] = []
     by_doc: dict[tuple[str, str], list[Group]] = {}

@@ -41,7 +41,7 @@ class SearchOptions:
     candidates: int = 100  # per retriever; hybrid fuses the union
     max_per_doc: int = 3
     max_merge: int = 3
-    dup_threshold: float = 0.8
+    dup_threshold: float = 0.9
     fusion: FusionParams = FusionParams()
 
 
