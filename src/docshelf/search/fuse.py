@@ -26,9 +26,12 @@ class FusionParams:
     # zconf: the dense weight is sigmoid(slope * (top cosine - pivot)): 0.5 at the pivot.
     confidence_pivot: float = 0.55
     confidence_slope: float = 4.0
+    # ...and more when BM25's best match is weak: + bm25_slope * max(0, bm25_pivot - unit BM25 top).
+    bm25_pivot: float = 0.5
+    bm25_slope: float = 8.0
     # zconf: the displayed score is sigmoid(fused z - offset).
     score_offset: float = 2.0
-    min_pool: int = 10
+    min_pool: int = 3
 
 
 def bm25_to_unit(score: float, half: float = 10.0) -> float:
@@ -80,9 +83,13 @@ def _z(values: Sequence[float]) -> list[float]:
     return [0.0] * n if sd < 1e-9 else [(v - mean) / sd for v in values]
 
 
-def dense_weight(top_cosine: float, params: FusionParams) -> float:
-    """The dense list's share: 0.5 at a typical top cosine, more when the model is sure."""
-    return _sigmoid(params.confidence_slope * (top_cosine - params.confidence_pivot))
+def dense_weight(top_cosine: float, top_bm25: float, params: FusionParams) -> float:
+    """The dense list's share: 0.5 when both lists' best scores are typical; more when the
+    model is sure (high top cosine) or BM25's best match is weak (few, common terms)."""
+    return _sigmoid(
+        params.confidence_slope * (top_cosine - params.confidence_pivot)
+        + params.bm25_slope * max(0.0, params.bm25_pivot - bm25_to_unit(top_bm25))
+    )
 
 
 def zconf(
@@ -101,9 +108,8 @@ def zconf(
     keys = list(dense)
     if not keys:
         return {}
-    top = max(dense.values())
-    wd = dense_weight(top, params)
     lex = [lexical.get(k, 0.0) for k in keys]
+    wd = dense_weight(max(dense.values()), max(lex), params)
     den = [dense[k] for k in keys]
     if len(keys) < params.min_pool:
         return {k: (1 - wd) * bm25_to_unit(l) + wd * cosine_to_unit(c) for k, l, c in zip(keys, lex, den, strict=True)}
