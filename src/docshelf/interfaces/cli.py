@@ -228,7 +228,9 @@ _register_more_commands()
 def main(argv: list[str] | None = None) -> None:
     """Entry point: run the app, turning DocshelfError into one clear line and exit 1."""
     try:
-        app(args=argv, prog_name="docshelf", standalone_mode=False)
+        code = app(args=argv, prog_name="docshelf", standalone_mode=False)
+        if isinstance(code, int) and code:  # typer.Exit(n) comes back as a return value here
+            sys.exit(code)
     except DocshelfError as exc:
         err.print(f"[red]Error:[/] {escape(str(exc))}")
         sys.exit(1)
