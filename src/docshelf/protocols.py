@@ -93,6 +93,9 @@ class Store(Protocol):
     def document_chunks(self, root: str, path: str) -> list[Chunk]:
         """All chunks of one document in order."""
 
+    def document_vectors(self, root: str, path: str) -> dict[str, np.ndarray]:
+        """Stored vectors of one document's chunks, keyed by embedded text (to skip re-embedding)."""
+
     def count_chunks(self) -> int: ...
 
     def refresh(self) -> None:

@@ -213,3 +213,18 @@ def test_large_index_gets_a_vector_index_and_still_finds_documents(write, tmp_pa
     assert shelf.store.has_vector_index()
     hits = shelf.search("animal42 lives in habitat42", k=1, mode="semantic").hits
     assert [h.path for h in hits] == ["d42.md"]
+
+
+def test_editing_one_section_reembeds_only_that_chunk(write, tmp_path, shelf, fake_embedder):
+    docs = tmp_path / "docs"
+    sections = {name: f"## {name}\n\n" + f"{name} words " * 60 for name in ("Alpha", "Beta", "Gamma")}
+    path = write(docs, "big.md", "# Big\n\n" + "\n\n".join(sections.values()))
+    first = shelf.index([docs])
+    assert first.chunks_embedded == 3
+    path.write_text(path.read_text().replace("Beta words", "Beta changed", 1))
+    before = fake_embedder.texts_embedded
+    report = shelf.index([docs])
+    assert (report.updated, report.chunks_embedded, fake_embedder.texts_embedded - before) == (["big.md"], 1, 1)
+    assert shelf.store.count_chunks() == 3
+    hits = shelf.search("changed", k=1, mode="keyword").hits
+    assert hits[0].heading_path == ("Big", "Beta")

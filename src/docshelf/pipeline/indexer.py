@@ -60,6 +60,7 @@ class _NoProgress:
 class _Pending:
     record: DocumentRecord
     chunks: list[Chunk] = field(default_factory=list)
+    known: dict[str, np.ndarray] = field(default_factory=dict)  # embed_text → vector already stored
 
 
 def _json_default(value: Any) -> str:
@@ -223,6 +224,9 @@ class Indexer:
                 progress.file_done(src.rel_path)
                 continue
             (report.updated if old else report.added).append(src.rel_path)
+            if old is not None and old.status == "indexed":
+                # An edit usually leaves most chunks as they were: reuse their vectors.
+                item.known = self.store.document_vectors(old.root, old.path)
             pending.append(item)
             pending_chunks += len(item.chunks)
             if pending_chunks >= COMMIT_CHUNKS:
@@ -265,22 +269,22 @@ class Indexer:
         ]
 
     def _commit(self, pending: list[_Pending], progress: IndexProgress) -> int:
-        texts = [c.embed_text for p in pending for c in p.chunks]
-        parts = []
-        for start in range(0, len(texts), EMBED_BATCH):
-            batch = texts[start : start + EMBED_BATCH]
-            parts.append(self.embedder.embed_documents(batch))
+        """Embed what is new (reusing stored vectors of unchanged chunks) and write one batch."""
+        todo = [c.embed_text for p in pending for c in p.chunks if c.embed_text not in p.known]
+        fresh: dict[str, np.ndarray] = {}
+        for start in range(0, len(todo), EMBED_BATCH):
+            batch = todo[start : start + EMBED_BATCH]
+            fresh.update(zip(batch, self.embedder.embed_documents(batch), strict=True))
             progress.chunks_embedded(len(batch))
-        vectors = np.concatenate(parts) if parts else np.zeros((0, self.embedder.dimensions), np.float32)
-        items, offset = [], 0
+        items = []
         for p in pending:
-            n = len(p.chunks)
-            items.append((p.record, p.chunks, vectors[offset : offset + n]))
-            offset += n
+            vectors = [p.known.get(c.embed_text, fresh.get(c.embed_text)) for c in p.chunks]
+            matrix = np.stack(vectors) if vectors else np.zeros((0, self.embedder.dimensions), np.float32)
+            items.append((p.record, p.chunks, matrix))
         self.store.replace_documents(items)
         for p in pending:
             progress.file_done(p.record.path)
-        return len(texts)
+        return len(todo)
 
     @staticmethod
     def _failed_record(src: SourceFile, digest: str, reason: str, old: DocumentRecord | None) -> DocumentRecord:

@@ -290,6 +290,10 @@ class LanceStore:
         rows = q.limit(1_000_000).to_list()
         return sorted((self._to_chunk(r) for r in rows), key=lambda c: c.chunk_index)
 
+    def document_vectors(self, root: str, path: str) -> dict[str, np.ndarray]:
+        q = self._chunks.search().where(f"root = {quote(root)} AND path = {quote(path)}").select(["embed_text", "vector"])
+        return {r["embed_text"]: np.asarray(r["vector"], dtype=np.float32) for r in q.limit(1_000_000).to_list()}
+
     def count_chunks(self) -> int:
         return self._chunks.count_rows()
 
