@@ -1,8 +1,8 @@
 """One writer per index: the election, the start-up reconcile and the live updates.
 
 Every server process runs a ``WriterLoop`` thread. It tries the index's writer lock
-(``Docshelf.try_become_writer``); the process that gets it reconciles the roots (a normal
-incremental ``index`` run), starts the file watcher and applies its batches. The others
+(``Docshelf.try_become_writer``); the process that gets it starts the file watcher,
+reconciles the roots (a normal incremental ``index`` run) and applies the watcher's batches. The others
 serve reads (LanceDB readers see each commit) and retry the lock every ``retry``
 seconds, so when the writer exits another process takes over within a few seconds.
 
@@ -127,13 +127,15 @@ class WriterLoop:
             log.info("this process is now the writer of %s", self.service.index_dir)
             self.role = "writer"
             try:
-                self._reconcile(self._existing_roots())
+                roots = self._existing_roots()
+                # Watch first, then reconcile: a change made while the reconcile walks the
+                # roots is queued by the watcher instead of slipping between the two.
                 if self.watch and not self._stop.is_set():
                     self.watcher = RootWatcher(
-                        self._existing_roots(), self._enqueue, debounce=self.debounce, poll=self.poll,
-                        skip=[self.service.index_dir],
+                        roots, self._enqueue, debounce=self.debounce, poll=self.poll, skip=[self.service.index_dir],
                     )
                     self.watcher.start()
+                self._reconcile(roots)
                 self.phase = "watching" if self.watcher else "idle"
                 self._apply_batches()
             finally:
