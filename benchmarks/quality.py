@@ -40,8 +40,9 @@ def main() -> None:
             if not (Path(path) / "qrels" / f"{split}.tsv").exists():
                 continue
             proc = subprocess.run(
-                [sys.executable, "-m", "docshelf.interfaces.cli", "eval", path, "--modes", args.modes,
-                 "--split", split, "--json"], capture_output=True, text=True, check=False,
+                [sys.executable, "-c", "import sys; from docshelf.interfaces.cli import main; main(sys.argv[1:])",
+                 "eval", path, "--modes", args.modes, "--split", split, "--json"],
+                capture_output=True, text=True, check=False,
             )
             if proc.returncode:
                 print(proc.stderr, file=sys.stderr)

@@ -23,7 +23,7 @@ class FusionParams:
     keyword_weight: float = 0.5
     semantic_weight: float = 0.5
     rrf_k: float = 60.0
-    # zconf: the dense weight is sigmoid(slope * (top cosine - pivot)): 0.5 at the pivot.
+    # zconf: dense weight = sigmoid(slope * max(0, top cosine - pivot) + ...): 0.5 at most pivots.
     confidence_pivot: float = 0.55
     confidence_slope: float = 4.0
     # ...and more when BM25's best match is weak: + bm25_slope * max(0, bm25_pivot - unit BM25 top).
@@ -84,10 +84,13 @@ def _z(values: Sequence[float]) -> list[float]:
 
 
 def dense_weight(top_cosine: float, top_bm25: float, params: FusionParams) -> float:
-    """The dense list's share: 0.5 when both lists' best scores are typical; more when the
-    model is sure (high top cosine) or BM25's best match is weak (few, common terms)."""
+    """The dense list's share: 0.5 unless there is evidence for more. It grows when the model
+    is sure (top cosine above the pivot) or when BM25's best match is weak (few, common
+    terms). It never drops below 0.5: a low cosine is weak evidence against the model (a
+    paraphrase can be right at cosine 0.3), and a strong BM25 match already stands out
+    in its z-scores."""
     return _sigmoid(
-        params.confidence_slope * (top_cosine - params.confidence_pivot)
+        params.confidence_slope * max(0.0, top_cosine - params.confidence_pivot)
         + params.bm25_slope * max(0.0, params.bm25_pivot - bm25_to_unit(top_bm25))
     )
 
@@ -101,8 +104,8 @@ def zconf(
     found by either retriever, scored by both (BM25 0 when no query term occurs). Each
     retriever's scores are standardised over that pool (its own mean and spread), so a
     candidate counts by how far it stands out in each list, not by raw scales; the dense
-    share grows with the best cosine, the model's own calibrated confidence. Scores are
-    squashed to [0, 1] with a logistic of the fused z. Pools smaller than ``min_pool`` are
+    share (``dense_weight``) grows from 0.5 with evidence that the dense list is the surer
+    one. Scores are squashed to [0, 1] with a logistic of the fused z. Pools smaller than ``min_pool`` are
     too small for a spread: they fall back to a fixed mix of the absolute unit scores.
     """
     keys = list(dense)
