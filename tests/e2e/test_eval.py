@@ -60,7 +60,7 @@ def test_eval_reports_every_mode_side_by_side_and_reuses_the_cached_index(sample
     # query moves nDCG by 0.08; that target is measured on the full sets, benchmarks/README.md).
     assert by_mode["hybrid"]["metrics"]["ndcg@10"] >= by_mode["keyword"]["metrics"]["ndcg@10"]
 
-    again = runner.invoke(app, args[:3] + ["--modes", "keyword", "--cache-dir", str(tmp_path), "--json"])
+    again = runner.invoke(app, args[:2] + ["--modes", "keyword", "--cache-dir", str(tmp_path), "--json"])
     assert again.exit_code == 0, again.output
     second = json.loads(again.stdout)
     assert second["reused_index"] is True

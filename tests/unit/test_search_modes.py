@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from docshelf.analysis import identifier_parts, searchable_text
@@ -100,3 +102,21 @@ def test_bad_requests_say_what_to_do(docs_shelf, kwargs, message):
     with pytest.raises(InvalidQuery) as exc:
         docs_shelf.search(**kwargs)
     assert str(exc.value) == message
+
+
+def test_zconf_fusion_by_hand():
+    from docshelf.search.fuse import FusionParams, dense_weight, zconf
+
+    # A typical pair of lists: equal weights.
+    assert dense_weight(0.5, 20.0, FusionParams()) == 0.5
+    # A confident model or a weak BM25 match shifts weight to dense; a low cosine does not shift it away.
+    assert dense_weight(0.8, 20.0, FusionParams()) > 0.7
+    assert dense_weight(0.5, 2.0, FusionParams()) > 0.9
+    assert dense_weight(0.1, 20.0, FusionParams()) == 0.5
+    lexical = {"a": 30.0, "b": 0.0, "c": 10.0, "d": 0.0}
+    dense = {"a": 0.5, "b": 0.5, "c": 0.3, "d": 0.1}
+    fused = zconf(lexical, dense)
+    assert sorted(fused, key=lambda k: -fused[k]) == ["a", "b", "c", "d"]
+    assert all(0.0 <= v <= 1.0 for v in fused.values())
+    # z(lex) = [1.6330, -0.8165, 0, -0.8165], z(dense) = [0.9045, 0.9045, -0.3015, -1.5076]; w = 0.5
+    assert fused["a"] == pytest.approx(1 / (1 + math.exp(-((1.6330 + 0.9045) / 2 - 2))), abs=1e-4)

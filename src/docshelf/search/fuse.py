@@ -108,12 +108,13 @@ def zconf(
     one. Scores are squashed to [0, 1] with a logistic of the fused z. Pools smaller than ``min_pool`` are
     too small for a spread: they fall back to a fixed mix of the absolute unit scores.
     """
-    keys = list(dense)
+    keys = list(dict.fromkeys([*dense, *lexical]))
     if not keys:
         return {}
+    floor = min(dense.values(), default=0.0)  # only for stores that cannot fill the pool
     lex = [lexical.get(k, 0.0) for k in keys]
-    wd = dense_weight(max(dense.values()), max(lex), params)
-    den = [dense[k] for k in keys]
+    den = [dense.get(k, floor) for k in keys]
+    wd = dense_weight(max(den), max(lex), params)
     if len(keys) < params.min_pool:
         return {k: (1 - wd) * bm25_to_unit(l) + wd * cosine_to_unit(c) for k, l, c in zip(keys, lex, den, strict=True)}
     zl, zd = _z(lex), _z(den)
