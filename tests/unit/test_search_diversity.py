@@ -44,21 +44,24 @@ def test_adjacent_matching_chunks_merge_into_one_hit():
     second = "and check that it starts up cleanly. Step two: register the node with the control plane."
     scored = [
         (chunk("a.md", 3, second, (20, 28)), 0.8),
-        (chunk("b.md", 0, "unrelated hit about apples"), 0.7),
-        (chunk("a.md", 2, first, (12, 20)), 0.6),
+        (chunk("a.md", 2, first, (12, 20)), 0.7),
+        (chunk("b.md", 0, "unrelated hit about apples"), 0.65),
         (chunk("a.md", 7, "a far away chunk of a.md"), 0.5),
     ]
     groups = diversify(scored, 3)
     assert ids(groups) == [["a.md#2", "a.md#3"], ["b.md#0"], ["a.md#7"]]
     hit = group_to_hit(groups[0], "hybrid", "register node")
-    assert (hit.chunk_id, hit.chunk_index, hit.start_line, hit.end_line, hit.score) == ("a.md#3", 2, 12, 28, 0.8)
+    assert (hit.chunk_id, hit.chunk_index, hit.start_line, hit.end_line, hit.score) == ("a.md#3", 3, 12, 28, 0.8)
     # The chunker's overlap ("and check that it starts up cleanly.") appears once in the merged text.
     assert hit.text == first + "\n\nStep two: register the node with the control plane."
     assert [hit.text[s:e] for s, e in hit.highlights] == ["node", "register", "node"]
+    # A neighbour that scores well below the hit's best chunk did not really match: no merge.
+    weak = [(c, 0.5 if c.id == "a.md#2" else s) for c, s in scored]
+    assert ids(diversify(weak, 3)) == [["a.md#3"], ["b.md#0"], ["a.md#2"]]
 
 
 def test_merging_stops_at_max_merge_and_k_counts_hits_not_chunks():
-    scored = [(chunk("a.md", i, f"part {i} of a long page about one topic {'y' * i}"), 1 - i / 10) for i in range(6)]
+    scored = [(chunk("a.md", i, f"part {i} of a long page about one topic {'y' * i}"), 1 - i / 50) for i in range(6)]
     assert ids(diversify(scored, 2, max_merge=3, per_doc=3)) == [["a.md#0", "a.md#1", "a.md#2"], ["a.md#3", "a.md#4", "a.md#5"]]
     assert ids(diversify(scored, 1, max_merge=1, per_doc=3)) == [["a.md#0"]]
 

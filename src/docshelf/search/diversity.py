@@ -1,8 +1,10 @@
 """Shaping a ranked chunk list into hits: per-document cap, near-duplicates, adjacent merges.
 
 Candidates are taken in score order. A candidate that continues a hit already taken (the
-next or previous chunk of the same document) is merged into that hit, since both matched;
-a merged hit spans at most ``max_merge`` chunks. Otherwise it becomes a new hit unless its
+next or previous chunk of the same document) is merged into that hit when both matched:
+it ranks above the next distinct hit and scores at least ``merge_ratio`` (0.8) of the
+hit's best chunk (in hybrid or semantic mode every chunk is "a candidate", so rank alone
+is not a match). A merged hit spans at most ``max_merge`` chunks. Otherwise it becomes a new hit unless its
 document already has ``per_doc`` hits, or its text nearly duplicates a hit's (word-shingle
 Jaccard ≥ ``dup_threshold``, 0.9 by default: the same passage copied into two files, a chunk repeated).
 """
@@ -80,6 +82,7 @@ def diversify(
     min_score: float = 0.0,
     max_merge: int = 3,
     dup_threshold: float = 0.9,
+    merge_ratio: float = 0.8,
 ) -> list[Group]:
     groups: list[Group] = []
     by_doc: dict[tuple[str, str], list[Group]] = {}
@@ -92,7 +95,12 @@ def diversify(
         if any(g.first <= chunk.chunk_index <= g.last for g in mine):
             continue  # the same chunk twice (or inside a merged span)
         neighbour = next(
-            (g for g in mine if len(g.chunks) < max_merge and chunk.chunk_index in (g.first - 1, g.last + 1)), None
+            (
+                g for g in mine
+                if len(g.chunks) < max_merge and chunk.chunk_index in (g.first - 1, g.last + 1)
+                and score >= merge_ratio * g.score
+            ),
+            None,
         )
         if neighbour is not None:
             neighbour.chunks.append(chunk)

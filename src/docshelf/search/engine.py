@@ -155,6 +155,7 @@ def fuzzy_text(query: str) -> str:
 
 
 def group_to_hit(group: Group, mode: SearchMode, query: str = "") -> Hit:
+    """One hit per group: the best chunk's id, index and headings; text and lines span the group."""
     if len(group.chunks) == 1:
         return to_hit(group.best, group.score, mode, query)
     first, last = group.chunks[0], group.chunks[-1]
@@ -163,9 +164,9 @@ def group_to_hit(group: Group, mode: SearchMode, query: str = "") -> Hit:
     ends = [c.end_line for c in group.chunks if c.end_line is not None]
     best = group.best
     return Hit(
-        chunk_id=best.id, path=best.path, root=best.root, title=best.title, heading_path=first.heading_path,
+        chunk_id=best.id, path=best.path, root=best.root, title=best.title, heading_path=best.heading_path,
         collection=best.collection, doc_type=best.doc_type, text=text, score=round(float(group.score), 6),
-        mode=mode, chunk_index=first.chunk_index, page=first.page if first.page is not None else last.page,
+        mode=mode, chunk_index=best.chunk_index, page=first.page if first.page is not None else last.page,
         start_line=min(starts) if starts else None, end_line=max(ends) if ends else None, tags=best.tags,
         date=best.date, highlights=highlight_spans(text, query) if query else (),
     )
