@@ -104,3 +104,20 @@ def test_get_prints_the_document(run, tmp_path, write):
     run("index", str(tmp_path / "docs"))
     code, out, _ = run("get", "a.md")
     assert (code, out) == (0, "# A\n\nfirst paragraph\n\n## B\n\nsecond paragraph\n")
+
+
+def test_tag_and_field_filters(run, tmp_path, write):
+    write(tmp_path / "docs", "a.md", "---\ntags: [ops, db]\nstatus: draft\n---\n# A\n\nbackup notes for the database")
+    write(tmp_path / "docs", "b.md", "---\ntags: [ops]\nstatus: final\n---\n# B\n\nbackup notes for the web tier")
+    run("index", str(tmp_path / "docs"))
+
+    def paths(*flags: str) -> list[str]:
+        code, out, err = run("search", "backup", "--mode", "keyword", "--json", *flags)
+        assert code == 0, err
+        return sorted(h["path"] for h in json.loads(out)["hits"])
+
+    assert paths("--tag", "db", "--tag", "ops") == ["a.md", "b.md"]
+    assert paths("--all-tag", "db", "--all-tag", "ops") == ["a.md"]
+    assert paths("--field", "status=final") == ["b.md"]
+    code, _, err = run("search", "backup", "--field", "status")
+    assert code == 2 and "use KEY=VALUE" in err

@@ -114,6 +114,8 @@ def search(
     collection: Annotated[Optional[list[str]], typer.Option("--collection", help="Only these collections.")] = None,
     doc_type: Annotated[Optional[list[str]], typer.Option("--type", help="Only these doc types.")] = None,
     tag: Annotated[Optional[list[str]], typer.Option("--tag", help="Documents with any of these tags.")] = None,
+    all_tag: Annotated[Optional[list[str]], typer.Option("--all-tag", help="Documents with all of these tags.")] = None,
+    field: Annotated[Optional[list[str]], typer.Option("--field", help="Frontmatter field KEY=VALUE (exact, case-insensitive).")] = None,
     path_prefix: Annotated[Optional[str], typer.Option("--path", help="Only paths starting with this.")] = None,
     glob: Annotated[Optional[str], typer.Option("--glob", help="Only paths matching this glob.")] = None,
     date_from: Annotated[Optional[str], typer.Option("--from", help="Dated on or after (YYYY-MM-DD).")] = None,
@@ -125,7 +127,7 @@ def search(
     service = _service()
     filters = SearchFilters(
         collections=tuple(collection or ()), doc_types=tuple(doc_type) if doc_type else None,
-        tags_any=tuple(tag or ()), path_prefix=path_prefix, path_glob=glob, date_from=date_from, date_to=date_to,
+        tags_any=tuple(tag or ()), tags_all=tuple(all_tag or ()), fields=_fields(field), path_prefix=path_prefix, path_glob=glob, date_from=date_from, date_to=date_to,
     )
     result = service.search(query, k=k, mode=mode, filters=filters, min_score=min_score)
     if as_json:
@@ -144,6 +146,16 @@ def search(
                 body.stylize("bold yellow", start, end)
         out.print(body)
         out.print()
+
+
+def _fields(values: list[str] | None) -> tuple[tuple[str, str], ...]:
+    pairs = []
+    for item in values or ():
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise typer.BadParameter(f"use KEY=VALUE, got {item!r}", param_hint="--field")
+        pairs.append((key.strip(), value.strip()))
+    return tuple(pairs)
 
 
 def _snippet(text: str, limit: int = 600) -> str:
