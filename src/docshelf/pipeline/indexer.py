@@ -104,27 +104,8 @@ class Indexer:
         # Only a folder root owns what vanished beneath it; a single-file root prunes nothing else.
         root_names = {str(Path(r).expanduser().resolve()) for r in roots if Path(r).expanduser().is_dir()}
 
-        seen: set[tuple[str, str]] = set()
-        todo: list[tuple[SourceFile, bytes, str, DocumentRecord | None]] = []
-        touched: list[DocumentRecord] = []
-        for src in found.files:
-            key = (str(src.root), src.rel_path)
-            seen.add(key)
-            old = records.get(key)
-            if not force and old and old.size == src.size and old.mtime_ns == src.mtime_ns:
-                report.unchanged += 1
-                continue
-            try:
-                data = src.path.read_bytes()
-            except OSError as exc:
-                report.failed[src.rel_path] = f"could not read: {exc.strerror or exc}"
-                continue
-            digest = sha256_bytes(data)
-            if not force and old and old.sha256 == digest:
-                report.unchanged += 1
-                touched.append(_replace(old, size=src.size, mtime_ns=src.mtime_ns))
-                continue
-            todo.append((src, data, digest, old))
+        seen = {(str(src.root), src.rel_path) for src in found.files}
+        todo, touched = self._plan(found.files, records, report, force=force)
         gone = [key for key in records if key[0] in root_names and key not in seen] if prune else []
         report.removed = [path for _, path in gone]
         progress.planned(len(found.files), len(todo))
@@ -181,32 +162,53 @@ class Indexer:
 
         files = {f.rel_path: f for f in found.files if in_scope(f.rel_path)}
         report.skipped.update({p: why for p, why in found.skipped.items() if in_scope(p)})
-        records = {r.path: r for r in self.store.records() if r.root == root_s and in_scope(r.path)}
-        gone = [(root_s, p) for p in sorted(records) if p not in files]
+        records = {
+            (r.root, r.path): r for r in self.store.records() if r.root == root_s and in_scope(r.path)
+        }
+        gone = sorted(key for key in records if key[1] not in files)
         report.removed = [p for _, p in gone]
-        todo: list[tuple[SourceFile, bytes, str, DocumentRecord | None]] = []
-        touched: list[DocumentRecord] = []
-        for rel, src in sorted(files.items()):
-            old = records.get(rel)
-            if old and old.status == "indexed" and old.size == src.size and old.mtime_ns == src.mtime_ns:
-                report.unchanged += 1
-                continue
-            try:
-                data = src.path.read_bytes()
-            except OSError as exc:  # vanished between the event and now: the next event removes it
-                report.failed[rel] = f"could not read: {exc.strerror or exc}"
-                continue
-            digest = sha256_bytes(data)
-            if old and old.status == "indexed" and old.sha256 == digest:
-                report.unchanged += 1
-                touched.append(_replace(old, size=src.size, mtime_ns=src.mtime_ns))
-                continue
-            todo.append((src, data, digest, old))
+        # A file event on a failed document is a reason to try it again.
+        todo, touched = self._plan([files[rel] for rel in sorted(files)], records, report, retry_failed=True)
         self.store.delete_documents(gone)
         self.store.put_records(touched)
         self._index_files(todo, report, _NoProgress())
         report.seconds = time.monotonic() - started
         return report
+
+    def _plan(
+        self,
+        files: Sequence[SourceFile],
+        records: dict[tuple[str, str], DocumentRecord],
+        report: IndexReport,
+        *,
+        force: bool = False,
+        retry_failed: bool = False,
+    ) -> tuple[list[tuple[SourceFile, bytes, str, DocumentRecord | None]], list[DocumentRecord]]:
+        """Which files need indexing: mtime + size first, then SHA-256 of the content.
+
+        Returns the files to index (with their bytes and digest) and the records of files
+        that were touched but are unchanged (their new mtime is recorded, nothing re-embedded).
+        """
+        todo: list[tuple[SourceFile, bytes, str, DocumentRecord | None]] = []
+        touched: list[DocumentRecord] = []
+        for src in files:
+            old = records.get((str(src.root), src.rel_path))
+            same_as_old = old is not None and not force and (old.status == "indexed" or not retry_failed)
+            if same_as_old and old.size == src.size and old.mtime_ns == src.mtime_ns:
+                report.unchanged += 1
+                continue
+            try:
+                data = src.path.read_bytes()
+            except OSError as exc:  # e.g. vanished since discovery: the next run or event removes it
+                report.failed[src.rel_path] = f"could not read: {exc.strerror or exc}"
+                continue
+            digest = sha256_bytes(data)
+            if same_as_old and old.sha256 == digest:
+                report.unchanged += 1
+                touched.append(_replace(old, size=src.size, mtime_ns=src.mtime_ns))
+                continue
+            todo.append((src, data, digest, old))
+        return todo, touched
 
     # -- work ---------------------------------------------------------------------------
     def _index_files(self, todo, report: IndexReport, progress: IndexProgress) -> None:
