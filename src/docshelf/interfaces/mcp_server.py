@@ -10,6 +10,7 @@ says what went wrong and what to do next.
 
 import functools
 import hashlib
+import inspect
 import json
 import logging
 import threading
@@ -237,7 +238,7 @@ def build_server(runtime: ServerRuntime, *, response_chars: int = DEFAULT_RESPON
         return run_search(query, k, mode, filters)
 
     scope = _scope_text(settings)
-    search_desc = (search_docs.__doc__ or "").strip()
+    search_desc = inspect.cleandoc(search_docs.__doc__ or "")
     server.add_tool(search_docs, description=f"{search_desc}\n\n{scope}", annotations=READ_ONLY,
                     title="Search documentation")
 
@@ -283,7 +284,7 @@ def build_server(runtime: ServerRuntime, *, response_chars: int = DEFAULT_RESPON
         """
         return read_document(path, doc_id, lines, page, section, max_chars)
 
-    server.add_tool(get_document, annotations=READ_ONLY, title="Read a document")
+    server.add_tool(get_document, description=inspect.cleandoc(get_document.__doc__ or ""), annotations=READ_ONLY, title="Read a document")
 
     @_tool_errors
     def read_neighbors(
@@ -307,7 +308,7 @@ def build_server(runtime: ServerRuntime, *, response_chars: int = DEFAULT_RESPON
             ))
         return NeighborsOut(path=first.path, title=first.title, chunks=out)
 
-    server.add_tool(read_neighbors, annotations=READ_ONLY, title="Read around a hit")
+    server.add_tool(read_neighbors, description=inspect.cleandoc(read_neighbors.__doc__ or ""), annotations=READ_ONLY, title="Read around a hit")
 
     @_tool_errors
     def get_note(
@@ -332,7 +333,7 @@ def build_server(runtime: ServerRuntime, *, response_chars: int = DEFAULT_RESPON
             text=doc.text, truncated=doc.truncated, uri=doc_uri(record.path),
         )
 
-    server.add_tool(get_note, annotations=READ_ONLY, title="Read a note")
+    server.add_tool(get_note, description=inspect.cleandoc(get_note.__doc__ or ""), annotations=READ_ONLY, title="Read a note")
 
     # -- listing and status -------------------------------------------------------------
     @_tool_errors
@@ -351,7 +352,7 @@ def build_server(runtime: ServerRuntime, *, response_chars: int = DEFAULT_RESPON
             model_state=state["model"], index_state=state["state"],
         )
 
-    server.add_tool(list_collections, annotations=READ_ONLY, title="List collections")
+    server.add_tool(list_collections, description=inspect.cleandoc(list_collections.__doc__ or ""), annotations=READ_ONLY, title="List collections")
 
     @_tool_errors
     def list_documents(
@@ -374,7 +375,7 @@ def build_server(runtime: ServerRuntime, *, response_chars: int = DEFAULT_RESPON
             next_cursor=nxt,
         )
 
-    server.add_tool(list_documents, annotations=READ_ONLY, title="List documents")
+    server.add_tool(list_documents, description=inspect.cleandoc(list_documents.__doc__ or ""), annotations=READ_ONLY, title="List documents")
 
     @_tool_errors
     def index_status() -> StatusOut:
@@ -393,7 +394,7 @@ def build_server(runtime: ServerRuntime, *, response_chars: int = DEFAULT_RESPON
             started_at=_iso(state["started_at"]) or "",
         )
 
-    server.add_tool(index_status, annotations=READ_ONLY, title="Index status")
+    server.add_tool(index_status, description=inspect.cleandoc(index_status.__doc__ or ""), annotations=READ_ONLY, title="Index status")
 
     # -- resources ------------------------------------------------------------------------
     @server.resource(f"{URI_PREFIX}{{+path}}", name="document", mime_type="text/plain",
