@@ -36,7 +36,25 @@ _EXPORTS = {
     "ParseError": "errors",
 }
 
-__all__ = sorted(_EXPORTS)
+__all__ = [
+    "Chunk",
+    "ConfigError",
+    "Docshelf",
+    "DocshelfError",
+    "DocumentRecord",
+    "EmbedderMismatch",
+    "EmbedderUnavailable",
+    "Hit",
+    "IndexLocked",
+    "IndexReport",
+    "InvalidQuery",
+    "NotFound",
+    "ParseError",
+    "SearchFilters",
+    "SearchResult",
+    "Settings",
+    "load_settings",
+]
 
 
 def __getattr__(name: str) -> Any:

@@ -279,7 +279,7 @@ class Docshelf:
         selected = [c for c in chunks if _in_range(c, lines, page, section)]
         if not selected and (lines or page or section):
             raise NotFound(f"{record.path} has no text in the requested range")
-        text = _reassemble(selected, lines)
+        text = _reassemble(selected)
         truncated = bool(max_chars and len(text) > max_chars)
         if truncated:
             text = text[:max_chars]
@@ -371,7 +371,7 @@ def _in_range(c: Chunk, lines: tuple[int, int] | None, page: int | None, section
     return True
 
 
-def _reassemble(chunks: Sequence[Chunk], lines: tuple[int, int] | None) -> str:
+def _reassemble(chunks: Sequence[Chunk]) -> str:
     """Join chunk bodies in order, dropping the text each chunk repeats from the one before.
 
     A chunk that continues the previous one's last line (a long paragraph cut in two)

@@ -46,3 +46,7 @@ def test_every_cli_command_has_help_and_is_in_the_readme():
         name = command.name or command.callback.__name__
         assert command.callback.__doc__, f"`docshelf {name}` has no help text"
         assert f"docshelf {name}" in readme, f"`docshelf {name}` is not in the README"
+
+
+def test_all_lists_exactly_the_lazy_exports():
+    assert sorted(docshelf.__all__) == sorted(docshelf._EXPORTS)

@@ -22,7 +22,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from ..config import Settings
-from ..errors import DocshelfError, ParseError, SourceError
+from ..errors import ParseError, SourceError
 from ..models import Chunk, DocumentRecord, IndexReport, ParsedDocument, SourceFile
 from ..protocols import Embedder, Store
 from .chunk import Chunker, chunk_id
@@ -120,9 +120,6 @@ class Indexer:
         self._index_files(todo, report, progress)
         report.seconds = time.monotonic() - started
         return report
-
-    def remove(self, keys: Sequence[tuple[str, str]]) -> None:
-        self.store.delete_documents(keys)
 
     def run_paths(self, root: Path, rel_paths: Sequence[str]) -> IndexReport:
         """Bring a few paths of one folder root up to date (the file watcher's entry point).
@@ -332,4 +329,4 @@ def _iso_date(value: Any) -> str | None:
         return None
 
 
-__all__ = ["Indexer", "IndexProgress", "DocshelfError"]
+__all__ = ["Indexer", "IndexProgress"]

@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import logging
 import os
-import shutil
 import tempfile
 from collections.abc import Sequence
 from datetime import timedelta
@@ -368,9 +367,6 @@ class LanceStore:
         self._docs = self._open(DOCUMENTS, _DOC_SCHEMA)
         self._fts_ready = False
 
-    def close(self) -> None:
-        pass
-
 
 _FUZZY_SUFFIXES = ("ing", "es", "ed", "s")
 
@@ -398,7 +394,3 @@ def _fuzzy_query(query: str, fuzziness: int | None):
             for variant in _fuzzy_terms(term):
                 clauses.append((Occur.SHOULD, MatchQuery(variant, "search_text", fuzziness=distance, max_expansions=20)))
     return BooleanQuery(clauses) if clauses else None
-
-
-def remove_index(index_dir: Path) -> None:
-    shutil.rmtree(index_dir, ignore_errors=True)
