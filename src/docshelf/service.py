@@ -10,7 +10,7 @@ import logging
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -247,7 +247,7 @@ class Docshelf:
     ) -> SearchResult:
         filters = filters or SearchFilters()
         if filters.doc_types is None and self.settings.search_doc_types:
-            filters = _with(filters, doc_types=tuple(self.settings.search_doc_types))
+            filters = replace(filters, doc_types=tuple(self.settings.search_doc_types))
         return self.searcher.search(
             query, k=k, mode=mode or self.settings.search_mode, filters=filters, min_score=min_score,
             max_per_doc=max_per_doc,
@@ -348,12 +348,6 @@ def _reranker(settings: Settings):
     from .search.rerank import Reranker
 
     return Reranker(settings.reranker, budget_ms=settings.rerank_budget_ms, top_n=settings.rerank_top)
-
-
-def _with(filters: SearchFilters, **changes: Any) -> SearchFilters:
-    from dataclasses import replace
-
-    return replace(filters, **changes)
 
 
 def _in_range(c: Chunk, lines: tuple[int, int] | None, page: int | None, section: str | None) -> bool:

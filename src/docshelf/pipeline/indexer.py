@@ -14,7 +14,7 @@ import json
 import logging
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date, datetime
 from pathlib import Path
 from typing import Any, Protocol
@@ -202,7 +202,7 @@ class Indexer:
             digest = sha256_bytes(data)
             if same_as_old and old.sha256 == digest:
                 report.unchanged += 1
-                touched.append(_replace(old, size=src.size, mtime_ns=src.mtime_ns))
+                touched.append(replace(old, size=src.size, mtime_ns=src.mtime_ns))
                 continue
             todo.append((src, data, digest, old))
         return todo, touched
@@ -252,7 +252,7 @@ class Indexer:
             page_count=doc.page_count, tags=tags, date=doc_date, indexed_at=time.time(),
         )
         chunks = self.make_chunks(doc, record)
-        return _Pending(_replace(record, chunk_count=len(chunks)), chunks)
+        return _Pending(replace(record, chunk_count=len(chunks)), chunks)
 
     def make_chunks(self, doc: ParsedDocument, record: DocumentRecord) -> list[Chunk]:
         metadata_json = json.dumps(doc.metadata, default=_json_default, sort_keys=True)
@@ -291,16 +291,10 @@ class Indexer:
             root=str(src.root), path=src.rel_path, sha256="", size=0, mtime_ns=0, status="failed",
             collection="", doc_type="",
         )
-        return _replace(
+        return replace(
             base, sha256=digest, size=src.size, mtime_ns=src.mtime_ns, status="failed", error=reason,
             indexed_at=time.time(),
         )
-
-
-def _replace(record: DocumentRecord, **changes: Any) -> DocumentRecord:
-    from dataclasses import replace
-
-    return replace(record, **changes)
 
 
 def _tags(value: Any) -> tuple[str, ...]:
