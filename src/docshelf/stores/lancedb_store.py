@@ -231,9 +231,8 @@ class LanceStore:
         that grows with its length (exact matches count double), N applies N to every term."""
         from lancedb.query import MatchQuery
 
-        if not query.strip() or self.count_chunks() == 0:
+        if not query.strip() or not self._fts_available():
             return []
-        self._ensure_fts()
         fts = MatchQuery(query, "search_text") if fuzziness == 0 else _fuzzy_query(query, fuzziness)
         if fts is None:
             return []
@@ -262,9 +261,8 @@ class LanceStore:
         """BM25 of ``query`` for each of these chunks that holds a query term (others score 0)."""
         from lancedb.query import MatchQuery
 
-        if not ids or not query.strip() or self.count_chunks() == 0:
+        if not ids or not query.strip() or not self._fts_available():
             return {}
-        self._ensure_fts()
         q = self._chunks.search(MatchQuery(query, "search_text"), query_type="fts").where(
             f"id IN ({', '.join(quote(i) for i in ids)})", prefilter=True
         )
@@ -302,6 +300,16 @@ class LanceStore:
             return any(i.index_type == "FTS" for i in self._chunks.list_indices())
         except Exception:  # noqa: BLE001 - an unreadable index list just means "rebuild"
             return False
+
+    def _fts_available(self) -> bool:
+        """Whether full-text search can run; builds the index on first use (not on an empty table).
+
+        Once built, no per-query row count is needed: an empty indexed table just finds nothing."""
+        if not self._fts_ready:
+            if self.count_chunks() == 0:
+                return False
+            self._ensure_fts()
+        return True
 
     def _ensure_fts(self) -> None:
         """Build the BM25 index once; later rows are searched unindexed until optimize()."""
