@@ -99,6 +99,7 @@ class DocumentRecord:
     page_count: int | None = None
     tags: tuple[str, ...] = ()
     date: str | None = None
+    aliases: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

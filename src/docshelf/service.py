@@ -23,7 +23,7 @@ from .protocols import Embedder, Store
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: document records carry frontmatter aliases
 LOCK_FILE = "writer.lock"
 
 
@@ -70,7 +70,15 @@ class DocumentText:
 
 
 class Docshelf:
-    def __init__(self, settings: Settings, *, embedder: Embedder | None = None, store: Store | None = None) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        embedder: Embedder | None = None,
+        store: Store | None = None,
+        rebuild: bool = False,
+    ) -> None:
+        """``rebuild=True`` skips the manifest check: for ``index(force=True)``, which starts over."""
         from .embedders import make_embedder
         from .pipeline.chunk import Chunker
         from .pipeline.parsers import default_registry
@@ -83,7 +91,8 @@ class Docshelf:
             settings.model, batch_size=settings.embed_batch_size, threads=settings.embed_threads
         )
         self.store = store or open_store(self.index_dir, self.embedder.dimensions)
-        self._check_manifest()
+        if not rebuild:
+            self._check_manifest()
         self.registry = default_registry()
         self.chunker = Chunker(self.embedder.tokenizer, self.chunk_tokens, settings.chunk_overlap)
         self.searcher = Searcher(

@@ -121,3 +121,15 @@ def test_tag_and_field_filters(run, tmp_path, write):
     assert paths("--field", "status=final") == ["b.md"]
     code, _, err = run("search", "backup", "--field", "status")
     assert code == 2 and "use KEY=VALUE" in err
+
+
+def test_model_change_is_refused_until_index_force(run, tmp_path, write):
+    write(tmp_path / "docs", "a.md", "# A\n\nalpha notes")
+    assert run("index", str(tmp_path / "docs"))[0] == 0
+    code, _, err = run("--model", "fake-32", "search", "alpha")
+    assert code == 1 and "built with model fake-64 (64-d), but this run uses fake-32 (32-d)" in err
+    code, out, err = run("--model", "fake-32", "index", "--force", "--json")
+    assert code == 0, err
+    assert json.loads(out)["added"] == ["a.md"]
+    code, out, _ = run("--model", "fake-32", "search", "alpha", "--mode", "keyword", "--json")
+    assert code == 0 and [h["path"] for h in json.loads(out)["hits"]] == ["a.md"]

@@ -31,9 +31,9 @@ def test_fit_hits_shortens_the_longest_texts_first() -> None:
     assert sum(len(h.model_dump_json()) for h in out) <= 6000
 
 
-def _rec(path: str, title: str = "") -> DocumentRecord:
+def _rec(path: str, title: str = "", aliases: tuple[str, ...] = ()) -> DocumentRecord:
     return DocumentRecord(root="/r", path=path, sha256="", size=0, mtime_ns=0, status="indexed",
-                          collection="default", doc_type="doc", title=title)
+                          collection="default", doc_type="doc", title=title, aliases=aliases)
 
 
 def test_resolve_note_by_path_name_link_and_title() -> None:
@@ -48,3 +48,11 @@ def test_resolve_note_by_path_name_link_and_title() -> None:
         _resolve_note(records + [_rec("Other/Gamma.md"), _rec("Sub/gamma.md")], "[[Gamma]]")
     # An exact path wins over a same-named note deeper down.
     assert _resolve_note(records + [_rec("Other/Beta.md")], "beta").path == "Beta.md"
+
+
+def test_resolve_note_by_frontmatter_alias() -> None:
+    records = [_rec("Resources/Ingest token.md", "Ingest token", aliases=("API key", "ait")), _rec("Beta.md", "Beta")]
+    assert _resolve_note(records, "[[API key]]").path == "Resources/Ingest token.md"
+    assert _resolve_note(records, "AIT").path == "Resources/Ingest token.md"
+    with pytest.raises(NotFound):
+        _resolve_note(records, "API")

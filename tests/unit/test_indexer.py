@@ -228,3 +228,22 @@ def test_editing_one_section_reembeds_only_that_chunk(write, tmp_path, shelf, fa
     assert shelf.store.count_chunks() == 3
     hits = shelf.search("changed", k=1, mode="keyword").hits
     assert hits[0].heading_path == ("Big", "Beta")
+
+
+def test_frontmatter_aliases_are_kept_on_the_record(write, tmp_path, shelf):
+    docs = tmp_path / "docs"
+    write(docs, "token.md", "---\naliases: [API key, ait]\n---\n# Ingest token\n\nThe credential.")
+    write(docs, "one.md", "---\naliases: solo\n---\n# One\n\ntext")
+    shelf.index([docs])
+    assert {r.path: r.aliases for r in shelf.store.records()} == {"token.md": ("API key", "ait"), "one.md": ("solo",)}
+
+
+def test_an_index_of_another_schema_version_is_refused(write, tmp_path, make_shelf, fake_embedder):
+    docs = tmp_path / "docs"
+    write(docs, "a.md", "# A\n\nalpha")
+    shelf = make_shelf(fake_embedder)
+    shelf.index([docs])
+    manifest = shelf.store.read_manifest()
+    shelf.store.write_manifest({**manifest, "schema_version": 1})
+    with pytest.raises(EmbedderMismatch, match="schema_version 1.*docshelf index --force"):
+        make_shelf(fake_embedder)

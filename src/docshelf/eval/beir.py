@@ -100,8 +100,13 @@ def materialize(dataset: BeirDataset, docs_dir: Path) -> dict[str, str]:
 
 
 def cache_key(dataset: BeirDataset, model_id: str, chunk_tokens: int, overlap: int) -> str:
+    from ..service import SCHEMA_VERSION  # an index of another schema is refused, so it is another cache entry
+
     model = _SAFE.sub("_", model_id)
-    return f"{dataset.name}-{corpus_hash(dataset.corpus_path)}/{model}-c{chunk_tokens}o{overlap}-v{CACHE_VERSION}"
+    return (
+        f"{dataset.name}-{corpus_hash(dataset.corpus_path)}/"
+        f"{model}-c{chunk_tokens}o{overlap}-v{CACHE_VERSION}s{SCHEMA_VERSION}"
+    )
 
 
 def default_cache_dir() -> Path:

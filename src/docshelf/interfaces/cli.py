@@ -47,10 +47,10 @@ def _settings(**overrides):
     return load_settings(state.config, index_dir=state.index_dir, model=state.model, **overrides)
 
 
-def _service(**overrides):
+def _service(rebuild: bool = False, **overrides):
     from ..service import Docshelf
 
-    return Docshelf(_settings(**overrides))
+    return Docshelf(_settings(**overrides), rebuild=rebuild)
 
 
 def _print_json(data) -> None:
@@ -81,7 +81,8 @@ def index(
     """Index folders: only new or changed files are parsed and embedded; vanished files are pruned."""
     from .progress import IndexProgressBar
 
-    service = _service()
+    # --force starts over, so an index built with another model or schema is no obstacle.
+    service = _service(rebuild=force and not dry_run)
     with IndexProgressBar(err, enabled=not dry_run) as bar:
         report = service.index(paths or None, force=force, dry_run=dry_run, progress=bar)
     if as_json:

@@ -314,10 +314,10 @@ def build_server(runtime: ServerRuntime, *, response_chars: int = DEFAULT_RESPON
     def get_note(
         path: Annotated[str, Field(description=(
             "The note: its path ('Projects/Alpha.md'), its file name without folder or extension ('Alpha'), "
-            "a wiki link ('[[Alpha]]') or its title."))],
+            "a wiki link ('[[Alpha]]'), its title or one of its frontmatter aliases."))],
         max_chars: Annotated[int, Field(ge=100, le=500_000, description="Cut the text after this many characters.")] = response_chars,
     ) -> NoteOut:
-        """Read one note from a notes vault (Obsidian-style Markdown) by path, name, wiki link or title.
+        """Read one note from a notes vault (Obsidian-style Markdown) by path, name, wiki link, title or alias.
 
         Returns the note's text and its frontmatter (tags, date, type, aliases).
         """
@@ -467,6 +467,7 @@ def _resolve_note(records: list[Any], name: str) -> Any:
         lambda r: r.path.lower() in (lowered, lowered + ".md"),
         lambda r: r.path.rsplit("/", 1)[-1].rsplit(".", 1)[0].lower() == lowered,
         lambda r: r.title.lower() == lowered,
+        lambda r: any(a.lower() == lowered for a in getattr(r, "aliases", ())),
     ):
         found = [r for r in indexed if test(r)]
         if len(found) == 1:

@@ -250,6 +250,7 @@ class Indexer:
             root=str(src.root), path=src.rel_path, sha256=digest, size=src.size, mtime_ns=src.mtime_ns,
             status="indexed", collection=collection, doc_type=doc_type, title=doc.title, format=doc.format,
             page_count=doc.page_count, tags=tags, date=doc_date, indexed_at=time.time(),
+            aliases=_aliases(doc.metadata.get("aliases")),
         )
         chunks = self.make_chunks(doc, record)
         return _Pending(replace(record, chunk_count=len(chunks)), chunks)
@@ -307,6 +308,12 @@ def _tags(value: Any) -> tuple[str, ...]:
         if t and t not in out:
             out.append(t)
     return tuple(out)
+
+
+def _aliases(value: Any) -> tuple[str, ...]:
+    """Frontmatter ``aliases`` (a list or one string) as clean strings, for note look-ups."""
+    items = value if isinstance(value, list | tuple) else [value] if value else []
+    return tuple(str(a).strip() for a in items if str(a).strip())
 
 
 def _iso_date(value: Any) -> str | None:
