@@ -263,15 +263,17 @@ class Docshelf:
         )
 
     def find_document(self, path: str, root: str | None = None) -> DocumentRecord:
-        path = path.strip().lstrip("/")
-        matches = [r for r in self.store.records() if r.path == path and (root is None or r.root == root)]
-        if not matches:
-            # Accept an absolute path under a root too.
-            for r in self.store.records():
-                if str(Path(r.root) / r.path) == str(Path("/") / path) or str(Path(r.root) / r.path) == path:
-                    return r
-            raise NotFound(f"no indexed document at {path!r}; `docshelf status` or list_documents shows what is indexed")
-        return matches[0]
+        """The record for a root-relative path (or an absolute path under a root)."""
+        wanted = path.strip()
+        relative = wanted.lstrip("/")
+        records = self.store.records()
+        for r in records:
+            if r.path == relative and (root is None or r.root == root):
+                return r
+        for r in records:
+            if str(Path(r.root) / r.path) == wanted:
+                return r
+        raise NotFound(f"no indexed document at {relative!r}; `docshelf status` or list_documents shows what is indexed")
 
     def get_document(
         self,
