@@ -118,6 +118,23 @@ def _prose_tags(tokens: list[Token]) -> list[str]:
     return found
 
 
+# Obsidian hides %% comments %% in reading view; Excalidraw drawings keep their JSON inside one.
+_COMMENT = re.compile(r"%%.*?(?:%%|\Z)", re.S)
+_EXCALIDRAW_BANNER = re.compile(r"^==⚠.*EXCALIDRAW VIEW.*⚠==[ \t]*$", re.M)
+_BLOCK_ID = re.compile(r"[ \t]\^[A-Za-z0-9-]+[ \t]*$", re.M)  # "text ^a1b2c3": a block reference target
+
+
+def _hide_obsidian_comments(text: str) -> str:
+    """Blank comments, block ids and the Excalidraw banner, keeping line breaks so citations hold."""
+    if "^" in text:
+        text = _BLOCK_ID.sub("", text)
+    if "%%" in text:
+        text = _COMMENT.sub(lambda m: "\n" * m.group(0).count("\n"), text)
+    if "EXCALIDRAW VIEW" in text:
+        text = _EXCALIDRAW_BANNER.sub("", text)
+    return text
+
+
 def _frontmatter_links(meta: dict[str, Any]) -> list[WikiLink]:
     """Obsidian properties may link too (``related: "[[Apollo]]"``)."""
     found: list[WikiLink] = []
@@ -138,7 +155,7 @@ class MarkdownParser:
         self._md = MarkdownIt("commonmark").enable(["table", "strikethrough"])
 
     def parse(self, path: Path, data: bytes) -> ParsedDocument:
-        text = decode_text(path, data)
+        text = _hide_obsidian_comments(decode_text(path, data))
         lines = text.split("\n")
         raw, fm_lines = split_frontmatter(text)
         meta: dict[str, Any] = {"format": "markdown"}
