@@ -27,6 +27,14 @@ def run(tmp_path, monkeypatch, capsys):
     return invoke
 
 
+@pytest.fixture
+def indexed(run, tmp_path, write):
+    """An index holding one document, so a test meets the error it is about, not "no index"."""
+    write(tmp_path / "docs", "guide.md", "# Guide\n\n## Tokens\n\nRotate the ingest token monthly.")
+    assert run("index", str(tmp_path / "docs"))[0] == 0
+    return tmp_path / "docs"
+
+
 def test_index_then_search_as_json(run, tmp_path, write):
     write(tmp_path / "docs", "guide.md", "# Guide\n\n## Tokens\n\nRotate the ingest token monthly.")
     code, out, err = run("index", str(tmp_path / "docs"), "--json")
@@ -58,17 +66,17 @@ def test_index_without_paths_or_roots_says_what_to_do(run):
     assert "no folders to index: pass a PATH (`docshelf index ~/docs`)" in err
 
 
-def test_empty_query_is_rejected(run):
+def test_empty_query_is_rejected(run, indexed):
     code, _, err = run("search", "   ")
     assert code == 1 and "the query is empty" in err
 
 
-def test_bad_mode_is_rejected(run):
+def test_bad_mode_is_rejected(run, indexed):
     code, _, err = run("search", "x", "--mode", "psychic")
     assert code == 1 and "unknown mode 'psychic'" in err
 
 
-def test_unknown_document_is_not_found(run):
+def test_unknown_document_is_not_found(run, indexed):
     code, _, err = run("get", "missing.md")
     assert code == 1 and "no indexed document at 'missing.md'" in err
 
