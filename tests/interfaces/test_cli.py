@@ -141,3 +141,48 @@ def test_model_change_is_refused_until_index_force(run, tmp_path, write):
     assert json.loads(out)["added"] == ["a.md"]
     code, out, _ = run("--model", "fake-32", "search", "alpha", "--mode", "keyword", "--json")
     assert code == 0 and [h["path"] for h in json.loads(out)["hits"]] == ["a.md"]
+
+
+# -- found when tried as a new user would -------------------------------------------------
+def test_global_options_work_after_the_command(run, tmp_path, write):
+    write(tmp_path / "docs", "a.md", "# A\n\nalpha notes")
+    code, out, err = run("index", str(tmp_path / "docs"), "--index-dir", str(tmp_path / "other"), "--json")
+    assert (code, json.loads(out)["added"]) == (0, ["a.md"]), err
+    code, out, err = run("status", "--json", f"--index-dir={tmp_path / 'other'}", "-v")
+    assert (code, json.loads(out)["index_dir"], json.loads(out)["documents"]) == (0, str(tmp_path / "other"), 1)
+    assert not (tmp_path / "index").exists()  # the default index was never touched
+    # After `--`, the same words are arguments, not options.
+    code, _, err = run("search", "--index-dir", str(tmp_path / "other"), "--", "--model")
+    assert code == 0, err
+
+
+def test_version(run):
+    from docshelf import __version__
+
+    assert run("--version") == (0, f"docshelf {__version__}\n", "")
+
+
+@pytest.mark.parametrize("command", [("search", "alpha"), ("status",), ("documents",), ("get", "a.md")])
+def test_reads_before_any_index_say_so_and_create_nothing(run, tmp_path, command):
+    code, out, err = run(*command)
+    assert (code, out) == (1, "")
+    assert err.strip() == (f"Error: no index at {tmp_path / 'index'} yet: run `docshelf index PATH` to make one "
+                           "(or point --index-dir at an existing index)")
+    assert not (tmp_path / "index").exists()
+
+
+def test_doctor_warns_without_an_index_and_on_an_empty_one(run, tmp_path):
+    from docshelf.diagnostics import diagnose
+    from docshelf.config import load_settings
+    from docshelf.service import Docshelf
+
+    settings = load_settings(index_dir=tmp_path / "index", model="fake")
+    checks = {c.check: c for c in diagnose(settings)}
+    assert (checks["index"].status, checks["index"].detail) == (
+        "warn", f"no index at {tmp_path / 'index'} yet: run `docshelf index PATH` to make one")
+    assert checks["writer lock"].status == "ok" and not (tmp_path / "index").exists()
+    (tmp_path / "empty").mkdir()
+    Docshelf(settings).index([tmp_path / "empty"])
+    index = diagnose(settings)[0]
+    assert (index.status, index.detail) == ("warn", f"{tmp_path / 'index'}: 0 documents, 0 chunks, 0 failed; "
+                                                    "the index is empty: `docshelf index PATH` adds documents")
