@@ -69,10 +69,10 @@ def diagnose(settings: Settings) -> list[Check]:
         return summary
 
     def model() -> str:
-        from .embedders import make_embedder
+        from .embedders import embedder_from_settings
 
         svc = holder.get("svc")
-        emb = svc.embedder if svc is not None else make_embedder(settings.model)
+        emb = svc.embedder if svc is not None else embedder_from_settings(settings)
         emb.load()
         vec = emb.embed_query("docshelf doctor")
         return f"{emb.model_id} loaded, {len(vec)}-d query vector"

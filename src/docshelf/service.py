@@ -84,7 +84,7 @@ class Docshelf:
         ``create=False`` is for readers (search, get, status…): they never create an index,
         and raise ``IndexNotFound`` saying how to make one when there is none yet.
         """
-        from .embedders import make_embedder
+        from .embedders import embedder_from_settings
         from .pipeline.chunk import Chunker
         from .pipeline.parsers import default_registry
         from .search.engine import SearchOptions, Searcher
@@ -97,9 +97,7 @@ class Docshelf:
                 f"no index at {self.index_dir} yet: run `docshelf index PATH` to make one "
                 "(or point --index-dir at an existing index)"
             )
-        self.embedder = embedder or make_embedder(
-            settings.model, batch_size=settings.embed_batch_size, threads=settings.embed_threads
-        )
+        self.embedder = embedder or embedder_from_settings(settings)
         self.store = store or open_store(self.index_dir, self.embedder.dimensions)
         if not rebuild:
             self._check_manifest()
