@@ -100,6 +100,7 @@ class DocumentRecord:
     tags: tuple[str, ...] = ()
     date: str | None = None
     aliases: tuple[str, ...] = ()
+    links: tuple[str, ...] = ()  # outgoing [[wikilinks]] as written; resolved by ``notes.NoteIndex``
 
 
 @dataclass(frozen=True)
