@@ -14,12 +14,14 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from ...errors import ParseError
-from ...models import ParsedDocument
+from ...models import ParseContext, ParsedDocument
 from ...protocols import Parser
 from .docx import DocxParser
 from .html import HtmlParser
 from .markdown import MarkdownParser
+from .notebook import NotebookParser
 from .pdf import PdfParser
+from .rst import RstParser
 from .text import CodeParser, TextParser
 
 __all__ = [
@@ -27,8 +29,10 @@ __all__ = [
     "DocxParser",
     "HtmlParser",
     "MarkdownParser",
+    "NotebookParser",
     "ParserRegistry",
     "PdfParser",
+    "RstParser",
     "SNIFF_BYTES",
     "TextParser",
     "default_registry",
@@ -93,15 +97,18 @@ class ParserRegistry:
             return self._by_name.get("html")
         return None
 
-    def parse(self, path: Path, data: bytes) -> ParsedDocument:
-        """Parse ``data`` (the bytes of ``path``); raises ParseError on any failure."""
+    def parse(self, path: Path, data: bytes, context: ParseContext | None = None) -> ParsedDocument:
+        """Parse ``data`` (the bytes of ``path``); raises ParseError on any failure.
+
+        ``context`` (the indexed root) lets formats with includes read files inside it.
+        """
         parser = self._choose(path, data[:SNIFF_BYTES], data)
         if parser is None:
             suffix = path.suffix.lower() or "(no suffix)"
             raise ParseError(str(path), f"unsupported format {suffix} (no parser for the "
                              "suffix, and the content is not PDF, DOCX or HTML)")
         try:
-            return parser.parse(path, data)
+            return parser.parse(path, data) if context is None else parser.parse(path, data, context)
         except ParseError:
             raise
         except RecursionError as exc:
@@ -114,5 +121,6 @@ class ParserRegistry:
 def default_registry() -> ParserRegistry:
     """A registry holding every built-in parser."""
     return ParserRegistry(
-        [MarkdownParser(), HtmlParser(), PdfParser(), DocxParser(), TextParser(), CodeParser()]
+        [MarkdownParser(), HtmlParser(), PdfParser(), DocxParser(), TextParser(), CodeParser(), RstParser(),
+         NotebookParser()]
     )

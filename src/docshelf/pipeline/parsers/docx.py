@@ -19,7 +19,7 @@ from docx.table import Table
 from docx.text.paragraph import Paragraph
 
 from ...errors import ParseError
-from ...models import Block, ParsedDocument
+from ...models import Block, ParseContext, ParsedDocument
 from ._common import HeadingStack, collapse, normalize_date, split_tags
 
 _HEADING_STYLE = re.compile(r"^heading\s*([1-9])$", re.IGNORECASE)
@@ -77,7 +77,7 @@ class DocxParser:
     name = "docx"
     suffixes = (".docx",)
 
-    def parse(self, path: Path, data: bytes) -> ParsedDocument:
+    def parse(self, path: Path, data: bytes, context: ParseContext | None = None) -> ParsedDocument:
         try:
             document = docx.Document(io.BytesIO(data))
         except (PackageNotFoundError, zipfile.BadZipFile) as exc:

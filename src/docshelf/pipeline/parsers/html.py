@@ -13,7 +13,7 @@ from typing import Any
 from bs4 import BeautifulSoup, Comment, NavigableString, Tag
 from bs4.element import Declaration, Doctype, ProcessingInstruction
 
-from ...models import Block, BlockKind, ParsedDocument
+from ...models import Block, BlockKind, ParseContext, ParsedDocument
 from ._common import HeadingStack, collapse, normalize_date, split_tags
 
 DROP_TAGS = ("script", "style", "noscript", "nav", "footer", "aside", "form", "svg",
@@ -180,7 +180,7 @@ class HtmlParser:
     name = "html"
     suffixes = (".html", ".htm")
 
-    def parse(self, path: Path, data: bytes) -> ParsedDocument:
+    def parse(self, path: Path, data: bytes, context: ParseContext | None = None) -> ParsedDocument:
         soup = BeautifulSoup(data, "html.parser")
         title_tag = soup.find("title")
         title = collapse(title_tag.get_text()) if isinstance(title_tag, Tag) else ""
