@@ -229,3 +229,18 @@ def test_the_indexer_expands_includes_from_its_root(tmp_path: Path, shelf, write
     assert [(h.path, h.heading_path, h.start_line) for h in hits] == [
         ("docs/cors.md", ("CORS", "Use CORSMiddleware"), 5), ("docs_src/cors.py", (), 1)]
     assert shelf.find_document("docs/cors.md").tags == ()
+
+
+def test_a_parser_without_a_context_parameter_still_works_with_one(tmp_path: Path) -> None:
+    from docshelf.models import ParsedDocument
+    from docshelf.pipeline.parsers import ParserRegistry
+
+    class OldStyle:
+        name = "old"
+        suffixes = (".old",)
+
+        def parse(self, path: Path, data: bytes) -> ParsedDocument:
+            return ParsedDocument(path.stem, (), "old")
+
+    registry = ParserRegistry([OldStyle()])
+    assert registry.parse(tmp_path / "a.old", b"", ParseContext(tmp_path)).title == "a"

@@ -7,6 +7,7 @@ failure leaves here as a ParseError carrying the path and a readable reason.
 
 from __future__ import annotations
 
+import inspect
 import io
 import re
 import zipfile
@@ -16,6 +17,7 @@ from pathlib import Path
 from ...errors import ParseError
 from ...models import ParseContext, ParsedDocument
 from ...protocols import Parser
+from .canvas import CanvasParser
 from .docx import DocxParser
 from .html import HtmlParser
 from .markdown import MarkdownParser
@@ -62,11 +64,14 @@ class ParserRegistry:
     def __init__(self, parsers: Iterable[Parser] = ()) -> None:
         self._by_suffix: dict[str, Parser] = {}
         self._by_name: dict[str, Parser] = {}
+        self._takes_context: dict[str, bool] = {}
         for parser in parsers:
             self.register(parser)
 
     def register(self, parser: Parser) -> None:
         self._by_name[parser.name] = parser
+        # A parser written before ParseContext existed takes (path, data) only.
+        self._takes_context[parser.name] = "context" in inspect.signature(parser.parse).parameters
         for suffix in parser.suffixes:
             self._by_suffix[suffix.lower()] = parser
 
@@ -108,7 +113,9 @@ class ParserRegistry:
             raise ParseError(str(path), f"unsupported format {suffix} (no parser for the "
                              "suffix, and the content is not PDF, DOCX or HTML)")
         try:
-            return parser.parse(path, data) if context is None else parser.parse(path, data, context)
+            if context is not None and self._takes_context.get(parser.name, False):
+                return parser.parse(path, data, context)
+            return parser.parse(path, data)
         except ParseError:
             raise
         except RecursionError as exc:
@@ -121,6 +128,6 @@ class ParserRegistry:
 def default_registry() -> ParserRegistry:
     """A registry holding every built-in parser."""
     return ParserRegistry(
-        [MarkdownParser(), HtmlParser(), PdfParser(), DocxParser(), TextParser(), CodeParser(), RstParser(),
-         NotebookParser()]
+        [MarkdownParser(), HtmlParser(), PdfParser(), DocxParser(), TextParser(), CodeParser(), CanvasParser(),
+         RstParser(), NotebookParser()]
     )

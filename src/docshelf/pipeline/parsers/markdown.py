@@ -23,6 +23,7 @@ from ._common import HeadingStack, as_str_list, decode_text, normalize_date, spl
 from .includes import Includes
 from .sitemarkup import normalize_markup, strip_heading_attrs
 from .snippets import Numbered, expand_includes
+from .wikilinks import WIKILINK, WikiLink, find_wikilinks, link_targets, render_wikilinks
 
 _FRONTMATTER_CLOSE = ("---", "...")
 # Obsidian tag: '#' at start or after whitespace/punctuation, at least one non-digit.
@@ -117,17 +118,46 @@ def _prose_tags(tokens: list[Token]) -> list[str]:
             if child is not None and child.type == "text":
                 run.append(child.content)
                 continue
-            found.extend(_INLINE_TAG.findall("".join(run)))
+            # "[[#Heading]]" links inside the note are not tags
+            found.extend(_INLINE_TAG.findall(WIKILINK.sub(" ", "".join(run))))
             run = []
+    return found
+
+
+# Obsidian hides %% comments %% in reading view; Excalidraw drawings keep their JSON inside one.
+_COMMENT = re.compile(r"%%.*?(?:%%|\Z)", re.S)
+_EXCALIDRAW_BANNER = re.compile(r"^==⚠.*EXCALIDRAW VIEW.*⚠==[ \t]*$", re.M)
+_BLOCK_ID = re.compile(r"[ \t]\^[A-Za-z0-9-]+[ \t]*$", re.M)  # "text ^a1b2c3": a block reference target
+
+
+def _hide_obsidian_comments(text: str) -> str:
+    """Blank comments, block ids and the Excalidraw banner, keeping line breaks so citations hold."""
+    if "^" in text:
+        text = _BLOCK_ID.sub("", text)
+    if "%%" in text:
+        text = _COMMENT.sub(lambda m: "\n" * m.group(0).count("\n"), text)
+    if "EXCALIDRAW VIEW" in text:
+        text = _EXCALIDRAW_BANNER.sub("", text)
+    return text
+
+
+def _frontmatter_links(meta: dict[str, Any]) -> list[WikiLink]:
+    """Obsidian properties may link too (``related: "[[Apollo]]"``)."""
+    found: list[WikiLink] = []
+    for value in meta.values():
+        for item in value if isinstance(value, list) else [value]:
+            if isinstance(item, str):
+                found.extend(find_wikilinks(item))
     return found
 
 
 @dataclass
 class MarkdownBlocks:
-    """What :func:`read_markdown` found: blocks, prose tags and the first level-1 heading."""
+    """What :func:`read_markdown` found: blocks, prose tags, wikilinks and the first level-1 heading."""
 
     blocks: list[Block]
     tags: list[str]
+    links: list[WikiLink]
     first_h1: str | None
 
 
@@ -135,12 +165,14 @@ def read_markdown(md: MarkdownIt, numbered: Numbered, headings: HeadingStack) ->
     """Blocks of Markdown lines, each line tagged with its line number in the file.
 
     ``headings`` carries the heading path in and out, so a notebook's markdown cells nest
-    under the headings of the cells before them.
+    under the headings of the cells before them. Wikilinks are collected and rendered as
+    their readable text outside code.
     """
     lines = [line for line, _ in numbered]
     numbers = [number for _, number in numbered]
     tokens = md.parse("\n".join(lines))
     blocks: list[Block] = []
+    links: list[WikiLink] = []
     first_h1: str | None = None
     for i, token in enumerate(tokens):
         if token.level != 0 or token.nesting == -1 or token.map is None:
@@ -154,15 +186,21 @@ def read_markdown(md: MarkdownIt, numbered: Numbered, headings: HeadingStack) ->
         start, end = min(numbers[first:last]), max(numbers[first:last])
         if token.type == "heading_open":
             level = int(token.tag[1])
-            title = strip_heading_attrs(_inline_text(tokens[i + 1]))
+            title = render_wikilinks(strip_heading_attrs(_inline_text(tokens[i + 1])))
             if level == 1 and first_h1 is None and title:
                 first_h1 = title
             if token.markup in ("=", "-"):  # setext: the title line carries the attributes
                 source = "\n".join([strip_heading_attrs(lines[first]), *lines[first + 1 : last]])
+            links.extend(find_wikilinks(source))
+            source = render_wikilinks(source)
             blocks.append(Block("heading", source, headings.push(level, title), None, start, end, level))
         elif token.type in _BLOCK_KINDS and source.strip():
-            blocks.append(Block(_BLOCK_KINDS[token.type], source, headings.path, None, start, end))
-    return MarkdownBlocks(blocks, _prose_tags(tokens), first_h1)
+            kind = _BLOCK_KINDS[token.type]
+            if kind != "code":
+                links.extend(find_wikilinks(source))
+                source = render_wikilinks(source)
+            blocks.append(Block(kind, source, headings.path, None, start, end))
+    return MarkdownBlocks(blocks, _prose_tags(tokens), links, first_h1)
 
 
 def new_markdown_it() -> MarkdownIt:
@@ -170,7 +208,7 @@ def new_markdown_it() -> MarkdownIt:
 
 
 class MarkdownParser:
-    """Parses ``.md``, ``.markdown`` and ``.mdx``: YAML frontmatter, Obsidian tags, site markup.
+    """Parses ``.md``, ``.markdown`` and ``.mdx``: YAML frontmatter, Obsidian tags and links, site markup.
 
     Before parsing, include directives are expanded (:mod:`.snippets`, files inside the
     context's root only) and site-generator markup is rewritten as a reader sees it
@@ -185,7 +223,7 @@ class MarkdownParser:
         self._md = new_markdown_it()
 
     def parse(self, path: Path, data: bytes, context: ParseContext | None = None) -> ParsedDocument:
-        text = decode_text(path, data)
+        text = _hide_obsidian_comments(decode_text(path, data))
         raw, fm_lines = split_frontmatter(text)
         meta: dict[str, Any] = {"format": "markdown"}
         if raw is not None:
@@ -195,6 +233,9 @@ class MarkdownParser:
         includes = Includes(context, path)
         numbered = normalize_markup(expand_includes(numbered, includes, path))
         found = read_markdown(self._md, numbered, HeadingStack())
+        links = [*_frontmatter_links(meta), *found.links]
+        if links:
+            meta["links"] = link_targets(links)
         tags = unique([*meta.get("tags", []), *found.tags])
         if tags:
             meta["tags"] = tags
