@@ -82,14 +82,16 @@ def test_service_reads_by_doc_id_section_path_and_note(shelf, tmp_path, write):
 
 def test_service_search_applies_the_response_budget(shelf, tmp_path, write):
     for i in range(6):
-        write(tmp_path / "docs", f"d{i}.md", f"# D{i}\n\n" + "zeppelin hangar maintenance. " * 60)
+        words = " ".join(f"w{i}x{j}" for j in range(200))  # distinct texts: near-duplicates would be merged
+        write(tmp_path / "docs", f"d{i}.md", f"# D{i}\n\nzeppelin hangar maintenance. {words}")
     shelf.index([tmp_path / "docs"])
     whole = shelf.search(SearchRequest(query="zeppelin", mode="keyword", k=6))
-    fitted = shelf.search(SearchRequest(query="zeppelin", mode="keyword", k=6, max_chars=3000))
+    fitted = shelf.search(SearchRequest(query="zeppelin", mode="keyword", k=6, max_chars=5000))
     assert [h.chunk_id for h in fitted.hits] == [h.chunk_id for h in whole.hits]
-    assert any(h.text_truncated for h in fitted.hits) and not any(h.text_truncated for h in whole.hits)
-    assert sum(len(h.text) + hit_overhead(h) for h in fitted.hits) <= 3000
-    assert "shortened to keep this response under 3000 characters" in fitted.note and whole.note == ""
+    assert len(fitted.hits) == 6
+    assert all(h.text_truncated for h in fitted.hits) and not any(h.text_truncated for h in whole.hits)
+    assert sum(len(h.text) + hit_overhead(h) for h in fitted.hits) <= 5000
+    assert "shortened to keep this response under 5000 characters" in fitted.note and whole.note == ""
 
 
 def test_list_documents_pages_on_root_and_path(shelf, tmp_path, write):
