@@ -293,6 +293,24 @@ class Docshelf:
                 "read_neighbors(chunk_id) or get_document(path) gives the full text")
         return replace(result, hits=tuple(hits), note="; ".join(n for n in (result.note, note) if n))
 
+    def documents_in_scope(self, request: SearchRequest) -> int:
+        """How many indexed documents a search's scope holds (collections, doc types, path prefix,
+        tags, dates; not the glob or fields): 0 tells a caller its scope is empty, not its query."""
+        f = request.filters(self.settings.search_doc_types)
+        prefix = f.path_prefix.lstrip("/") if f.path_prefix else ""
+        tags_any = {t.lower().lstrip("#") for t in f.tags_any}
+        tags_all = {t.lower().lstrip("#") for t in f.tags_all}
+        return sum(
+            1 for r in self.store.records()
+            if r.status == "indexed"
+            and (not f.collections or r.collection in f.collections)
+            and (not f.doc_types or r.doc_type in f.doc_types)
+            and r.path.startswith(prefix)
+            and (not tags_any or tags_any & set(r.tags)) and tags_all <= set(r.tags)
+            and (not (f.date_from or f.date_to) or (
+                r.date is not None and (f.date_from or r.date) <= r.date <= (f.date_to or r.date)))
+        )
+
     def find_document(self, path: str, root: str | None = None) -> DocumentRecord:
         """The record for a root-relative path (or an absolute path under a root)."""
         wanted = path.strip()

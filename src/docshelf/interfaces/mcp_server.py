@@ -162,13 +162,9 @@ def build_server(runtime: ServerRuntime, *, response_chars: int = DEFAULT_RESPON
         )
 
     def run_search(request: SearchRequest) -> SearchOut:
-        result = svc().search(request)
-        notes = [result.note] if result.note else []
-        state = runtime.state()
-        if state["state"] in ("opening", "indexing"):
-            notes.append("the index is still being built; results may be incomplete (see index_status)")
+        result = runtime.search(request)
         return SearchOut(query=result.query, mode=result.mode, hits=[hit_out(i, h) for i, h in enumerate(result.hits, 1)],
-                         note="; ".join(notes), took_ms=round(result.took_ms, 1))
+                         note=result.note, took_ms=round(result.took_ms, 1))
 
     # -- search ---------------------------------------------------------------------------
     @_tool_errors
@@ -204,7 +200,7 @@ def build_server(runtime: ServerRuntime, *, response_chars: int = DEFAULT_RESPON
 
     for preset in settings.presets or DEFAULT_PRESETS:
         name = preset.name if preset.name.startswith("search_") else f"search_{preset.name}"
-        server.add_tool(_preset_tool(preset, run_search, response_chars), name=name,
+        server.add_tool(_preset_tool(preset, run_search, response_chars, svc), name=name,
                         description=_preset_description(preset), annotations=READ_ONLY, title=f"Search ({preset.name})")
 
     # -- reading --------------------------------------------------------------------------
@@ -364,7 +360,7 @@ def build_server(runtime: ServerRuntime, *, response_chars: int = DEFAULT_RESPON
     return server
 
 
-def _preset_description(preset: SearchPreset) -> str:
+def _scope_words(preset: SearchPreset) -> str:
     scope = []
     if preset.collections:
         scope.append(f"collections {', '.join(preset.collections)}")
@@ -374,13 +370,18 @@ def _preset_description(preset: SearchPreset) -> str:
         scope.append(f"paths under {preset.path_prefix}")
     if preset.tags:
         scope.append(f"tags {', '.join(preset.tags)}")
+    return "; ".join(scope) or "the whole index"
+
+
+def _preset_description(preset: SearchPreset) -> str:
     what = preset.description or f"Search the '{preset.name}' part of the documentation."
-    return (f"{what}\n\nSearches only {'; '.join(scope) or 'the whole index'}. Returns ranked passages with "
-            "citation fields, like search_docs.")
+    return (f"{what}\n\nSearches only {_scope_words(preset)}. Returns ranked passages with citation fields, "
+            "like search_docs; when no indexed document is in that scope the result's note says so.")
 
 
 def _preset_tool(
-    preset: SearchPreset, run_search: Callable[[SearchRequest], SearchOut], response_chars: int
+    preset: SearchPreset, run_search: Callable[[SearchRequest], SearchOut], response_chars: int,
+    svc: Callable[[], Any],
 ) -> Callable[..., SearchOut]:
     scope = {
         "collections": preset.collections, "doc_types": preset.doc_types or None, "path_prefix": preset.path_prefix,
@@ -393,7 +394,13 @@ def _preset_tool(
         k: arg(SearchRequest, "k", int) = 5,
         mode: arg(SearchRequest, "mode", Optional[Mode]) = None,
     ) -> SearchOut:
-        return run_search(SearchRequest(query=query, k=k, mode=mode, max_chars=response_chars, **scope))
+        request = SearchRequest(query=query, k=k, mode=mode, max_chars=response_chars, **scope)
+        out = run_search(request)
+        if not out.hits and svc().documents_in_scope(request) == 0:
+            empty = (f"no indexed document is in this tool's scope ({_scope_words(preset)}), so it cannot find "
+                     "anything yet; search_docs searches everything")
+            out = out.model_copy(update={"note": "; ".join(n for n in (empty, out.note) if n)})
+        return out
 
     return preset_search
 
