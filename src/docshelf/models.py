@@ -169,6 +169,7 @@ class SearchFilters:
     tags_any: tuple[str, ...] = ()
     tags_all: tuple[str, ...] = ()
     fields: tuple[tuple[str, str], ...] = ()
+    paths: tuple[str, ...] | None = None  # only these documents (None: no restriction), e.g. from linked_to
 
 
 @dataclass

@@ -123,8 +123,11 @@ class NoteIndex:
         return sorted(found, key=lambda r: (r.path, r.root))
 
     def linking_to(self, names: Sequence[str]) -> list[DocumentRecord]:
-        """Notes that link to any of the notes ``names`` mean (the ``linked_to`` filter)."""
-        targets = [t for n in names if (t := self.resolve(n)) is not None]
+        """Notes that link to any of the notes ``names`` may mean (the ``linked_to`` filter).
+
+        A name shared by several notes counts for all of them: a filter should not guess.
+        """
+        targets = [t for n in names for t in self.candidates(n)]
         seen: dict[tuple[str, str], DocumentRecord] = {}
         for t in targets:
             for r in self.backlinks(t):

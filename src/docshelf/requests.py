@@ -118,6 +118,8 @@ class SearchRequest(_Request):
     tags_all: tuple[str, ...] = Field((), description="Only documents carrying all of these tags.")
     fields: tuple[tuple[str, str], ...] = Field((), description=(
         "Frontmatter fields that must match exactly (case-insensitive), as KEY=VALUE."))
+    linked_to: tuple[str, ...] = Field((), description=(
+        "Only notes that link to one of these notes ([[wiki links]]), named by path, file name, title or alias."))
     min_score: float = Field(0.0, ge=0.0, le=1.0, description="Drop hits scoring below this (0-1).")
     max_per_doc: Optional[int] = Field(None, ge=0, description="Hits per document at most (0 = no limit).")
     max_chars: Optional[int] = Field(None, ge=MIN_TEXT_CHARS, le=MAX_TEXT_CHARS, description=(
@@ -139,7 +141,7 @@ class SearchRequest(_Request):
             raise ValueError(f"unknown mode {v!r}; use one of {', '.join(MODES)}")
         return v
 
-    @field_validator("collections", "tags_any", "tags_all", mode="before")
+    @field_validator("collections", "tags_any", "tags_all", "linked_to", mode="before")
     @classmethod
     def _lists(cls, v: Any) -> Any:
         return _tuple(v)

@@ -46,3 +46,7 @@ def test_links_to_missing_notes_and_links_by_alias():
     assert [(l.target, l.path) for l in index.outgoing(memo)] == [("B25", "Budget.md"), ("Nowhere", None)]
     assert index.backlinks(budget) == [memo]
     assert index.linking_to(["Budget"]) == [memo]
+    twin = note("Archive/Budget.md")
+    old_memo = note("Archive/Old.md", links=["Budget"])
+    both = NoteIndex([budget, memo, twin, old_memo])
+    assert {r.path for r in both.linking_to(["Budget"])} == {"Memo.md", "Archive/Old.md"}

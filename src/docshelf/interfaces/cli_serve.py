@@ -40,11 +40,16 @@ def serve(
     max_response_chars: Annotated[int, typer.Option("--max-response-chars", envvar="DOCSHELF_MAX_RESPONSE_CHARS", help="Size budget of one search response.")] = 20_000,
     writer_retry: Annotated[float, typer.Option("--writer-retry", envvar="DOCSHELF_WRITER_RETRY", help="Seconds between a reader's tries to become the writer.")] = 3.0,
     log_file: Annotated[Optional[Path], typer.Option("--log-file", envvar="DOCSHELF_LOG_FILE", help="Rotating log file (10 MB × 5); default in the user log dir.")] = None,
+    profile: Annotated[Optional[str], typer.Option("--profile", envvar="DOCSHELF_PROFILE", help="Add the tools of another server: vault, docs or builder (see docs/mcp.md).")] = None,
 ) -> None:
     """Serve the index over MCP (stdio by default): search and reading tools, a live index, one writer per index."""
     from ..logs import setup_logging
 
     config = settings()
+    if profile:
+        from ..profiles import check
+
+        check(profile)
     # Decide who may connect before anything starts: a refused address costs nothing.
     policy = access_policy(host, token, insecure=insecure, extra_hosts=allow_host or [],
                            extra_origins=allow_origin or []) if http else None
@@ -59,6 +64,11 @@ def serve(
         config, list(paths or []), watch=watch, poll=poll, writer_retry=writer_retry, read_only=read_only
     )
     server = build_server(runtime, response_chars=max_response_chars)
+    if profile:
+        from ..profiles import glossary_scope
+        from .mcp_profiles import add_profile
+
+        add_profile(server, profile, runtime.search, runtime.service, glossary_scope(config), max_response_chars)
     log.info("docshelf serve (%s) pid %d, index %s, log %s", "http" if http else "stdio", os.getpid(),
              config.index_dir, used)
     try:
