@@ -24,7 +24,7 @@ import numpy as np
 from ..config import Settings
 from ..dates import iso_day_or_none
 from ..errors import ParseError, SourceError
-from ..models import Chunk, DocumentRecord, IndexReport, ParsedDocument, SourceFile
+from ..models import Chunk, DocumentRecord, IndexReport, ParseContext, ParsedDocument, SourceFile
 from ..protocols import Embedder, Store
 from .chunk import Chunker, chunk_id
 from .discover import discover
@@ -242,7 +242,7 @@ class Indexer:
 
     def _prepare(self, src: SourceFile, data: bytes, digest: str) -> _Pending:
         try:
-            doc = self.registry.parse(src.path, data)
+            doc = self.registry.parse(src.path, data, ParseContext(src.root))
         except SourceError:
             raise
         except Exception as exc:  # a parser bug must not stop the run
