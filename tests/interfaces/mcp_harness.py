@@ -30,7 +30,9 @@ def server_params(index: Path, *args: str, env: dict[str, str] | None = None) ->
     return StdioServerParameters(
         command=argv[0], args=argv[1:],
         env={"DOCSHELF_INDEX_DIR": str(index), "DOCSHELF_LOG_FILE": str(index.parent / "serve.log"),
-             "DOCSHELF_WRITER_RETRY": "1", "DOCSHELF_CONFIG": os.devnull, **(env or {})},
+             "DOCSHELF_WRITER_RETRY": "1", "DOCSHELF_CONFIG": os.devnull,
+             # a worktree's code (PYTHONPATH=.../src) must be the code the server runs
+             **({"PYTHONPATH": os.environ["PYTHONPATH"]} if os.environ.get("PYTHONPATH") else {}), **(env or {})},
     )
 
 
