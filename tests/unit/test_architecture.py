@@ -46,6 +46,13 @@ def test_every_cli_command_has_help_and_is_in_the_readme():
         name = command.name or command.callback.__name__
         assert command.callback.__doc__, f"`docshelf {name}` has no help text"
         assert f"docshelf {name}" in readme, f"`docshelf {name}` is not in the README"
+    for group in app.registered_groups:  # e.g. `docshelf roots` and `docshelf roots remove`
+        assert group.typer_instance.registered_callback.callback.__doc__, f"`docshelf {group.name}` has no help text"
+        assert f"docshelf {group.name}" in readme, f"`docshelf {group.name}` is not in the README"
+        for command in group.typer_instance.registered_commands:
+            name = f"{group.name} {command.name or command.callback.__name__}"
+            assert command.callback.__doc__, f"`docshelf {name}` has no help text"
+            assert f"docshelf {name}" in readme, f"`docshelf {name}` is not in the README"
 
 
 def test_all_lists_exactly_the_lazy_exports():
