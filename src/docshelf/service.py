@@ -333,6 +333,51 @@ class Docshelf:
             self.store.write_manifest(manifest)
         return report
 
+    # -- push ingest (records built elsewhere; see ingest.py) ---------------------------------
+    def _ingestor(self) -> Any:
+        from .ingest import Ingestor
+
+        manifest = self.store.read_manifest() or {}
+        model = (manifest.get("embedder") or {}).get("model_id") or self.embedder.model_id
+        return Ingestor(self.store, self.embedder, self.settings, model)
+
+    def _pushed_write(self, work: Any, lock_timeout: float) -> Any:
+        """Run one ingest write as the writer, then record when the index changed."""
+        with self.writer(timeout=lock_timeout):
+            manifest = self.store.read_manifest() or {**self._identity(), "created_at": time.time(), "roots": []}
+            empty = self.store.count_chunks() == 0
+            result = work(self._ingestor())
+            manifest["last_indexed_at"] = time.time()
+            self.store.write_manifest(manifest)
+            self._ingest_writes = getattr(self, "_ingest_writes", 0) + 1
+            if empty or self._ingest_writes % 25 == 0:
+                self.store.optimize()  # builds the full-text index on a new index, folds small commits
+        return result
+
+    def ingest_upsert(self, request: Any, *, lock_timeout: float = 10) -> Any:
+        """Add or replace pushed records (an ``ingest.UpsertRequest``); each source in one commit."""
+        return self._pushed_write(lambda ing: ing.upsert(request), lock_timeout)
+
+    def ingest_lookup(self, request: Any) -> Any:
+        """Which pushed ids or sources exist, with their content hashes (all of them when none asked)."""
+        return self._ingestor().lookup(request)
+
+    def ingest_delete(self, request: Any, *, lock_timeout: float = 10) -> Any:
+        """Delete pushed records by id or by source."""
+        return self._pushed_write(lambda ing: ing.delete(request), lock_timeout)
+
+    def ingest_reset(self, include_indexed: bool = False, *, lock_timeout: float = 10) -> Any:
+        """Drop every pushed record; with ``include_indexed``, the indexed files and roots too."""
+        if not include_indexed:
+            return self._pushed_write(lambda ing: ing.reset_pushed(), lock_timeout)
+        from .ingest import DeleteResult
+
+        with self.writer(timeout=lock_timeout):
+            records = self.store.records()
+            self.store.reset()
+            self.store.write_manifest({**self._identity(), "created_at": time.time(), "roots": []})
+        return DeleteResult(deleted=sum(r.chunk_count for r in records), sources=tuple(sorted(r.path for r in records)))
+
     # -- reading ----------------------------------------------------------------------------
     @property
     def semantic_ready(self) -> bool:
