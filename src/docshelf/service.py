@@ -250,6 +250,10 @@ class Docshelf:
             previous = self._manifest_or_none() or {}
             if rebuild:
                 self.store.reset()
+            elif force:  # re-embed these roots from scratch; the other roots stay as they are
+                keys = [str(r if r.is_dir() else r.parent) for r in roots]
+                self.store.delete_documents(
+                    [(r.root, r.path) for r in self.store.records() if any(_from_root(r, k) for k in keys)])
             manifest = {**previous, **self._identity(), "roots": list(previous.get("roots", []))}
             manifest.setdefault("created_at", time.time())
             new_keys = []

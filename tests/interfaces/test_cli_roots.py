@@ -105,7 +105,7 @@ def test_force_on_one_path_keeps_the_other_roots(run, two_roots):
     a, b = two_roots
     code, out, err = run("index", "--force", str(a), "--json")
     assert code == 0, err
-    assert json.loads(out)["updated"] == ["alpha.md"]  # only the path asked for is re-embedded
+    assert (json.loads(out)["added"], json.loads(out)["chunks_embedded"]) == (["alpha.md"], 1)  # only that path
     assert [r["path"] for r in roots(run)] == [str(a), str(b)]
     assert found(run, "beta") == ["beta.md"]
 
