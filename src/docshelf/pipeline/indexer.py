@@ -23,7 +23,7 @@ import numpy as np
 
 from ..config import Settings
 from ..errors import ParseError, SourceError
-from ..models import Chunk, DocumentRecord, IndexReport, ParsedDocument, SourceFile
+from ..models import Chunk, DocumentRecord, IndexReport, ParseContext, ParsedDocument, SourceFile
 from ..protocols import Embedder, Store
 from .chunk import Chunker, chunk_id
 from .discover import discover
@@ -100,6 +100,7 @@ class Indexer:
             roots, registry=self.registry, max_bytes=self.settings.max_file_bytes, exclude=self.settings.exclude
         )
         report.skipped.update(found.skipped)
+        report.skipped_by_root = found.skipped_by_root
         records = {(r.root, r.path): r for r in self.store.records()}
         # Only a folder root owns what vanished beneath it; a single-file root prunes nothing else.
         root_names = {str(Path(r).expanduser().resolve()) for r in roots if Path(r).expanduser().is_dir()}
@@ -150,7 +151,7 @@ class Indexer:
                     walked_root = True
             elif path.is_file() and not rules.is_ignored(rel):
                 if path.is_symlink() and not path.resolve().is_relative_to(root):
-                    found.skipped[rel] = "symlink outside the root"
+                    found.skip(root, rel, "symlink outside the root")
                 else:
                     walker.consider(root, rel)
 
@@ -196,8 +197,11 @@ class Indexer:
                 continue
             try:
                 data = src.path.read_bytes()
-            except OSError as exc:  # e.g. vanished since discovery: the next run or event removes it
-                report.failed[src.rel_path] = f"could not read: {exc.strerror or exc}"
+            except OSError as exc:  # unreadable, or vanished since discovery (then the next run prunes it)
+                reason = f"could not read: {exc.strerror or exc}"
+                report.failed[src.rel_path] = reason
+                # Recorded (status shows it) with no mtime, so that every run tries it again.
+                touched.append(replace(self._failed_record(src, "", reason, old), mtime_ns=0))
                 continue
             digest = sha256_bytes(data)
             if same_as_old and old.sha256 == digest:
@@ -238,7 +242,7 @@ class Indexer:
 
     def _prepare(self, src: SourceFile, data: bytes, digest: str) -> _Pending:
         try:
-            doc = self.registry.parse(src.path, data)
+            doc = self.registry.parse(src.path, data, ParseContext(src.root))
         except SourceError:
             raise
         except Exception as exc:  # a parser bug must not stop the run
@@ -270,20 +274,28 @@ class Indexer:
         ]
 
     def _commit(self, pending: list[_Pending], progress: IndexProgress) -> int:
-        """Embed what is new (reusing stored vectors of unchanged chunks) and write one batch."""
-        todo = [c.embed_text for p in pending for c in p.chunks if c.embed_text not in p.known]
+        """Embed what is new (reusing stored vectors of unchanged chunks) and write one batch.
+
+        Progress moves per file: a file counts as done once its last new chunk is embedded.
+        """
+        todo = [(i, c.embed_text) for i, p in enumerate(pending) for c in p.chunks if c.embed_text not in p.known]
+        last = {i: pos for pos, (i, _) in enumerate(todo)}  # each file's last text to embed
         fresh: dict[str, np.ndarray] = {}
+        reported = 0
         for start in range(0, len(todo), EMBED_BATCH):
-            batch = todo[start : start + EMBED_BATCH]
+            batch = [text for _, text in todo[start : start + EMBED_BATCH]]
             fresh.update(zip(batch, self.embedder.embed_documents(batch), strict=True))
             progress.chunks_embedded(len(batch))
+            while reported < len(pending) and last.get(reported, -1) < start + len(batch):
+                progress.file_done(pending[reported].record.path)
+                reported += 1
         items = []
         for p in pending:
             vectors = [p.known.get(c.embed_text, fresh.get(c.embed_text)) for c in p.chunks]
             matrix = np.stack(vectors) if vectors else np.zeros((0, self.embedder.dimensions), np.float32)
             items.append((p.record, p.chunks, matrix))
         self.store.replace_documents(items)
-        for p in pending:
+        for p in pending[reported:]:
             progress.file_done(p.record.path)
         return len(todo)
 

@@ -20,7 +20,7 @@ from pypdf import PdfReader
 from pypdf.errors import DependencyError, FileNotDecryptedError, PdfReadError
 
 from ...errors import ParseError
-from ...models import Block, ParsedDocument
+from ...models import Block, ParseContext, ParsedDocument
 from ._common import normalize_date, split_tags
 
 logger = logging.getLogger(__name__)
@@ -155,7 +155,7 @@ class PdfParser:
     name = "pdf"
     suffixes = (".pdf",)
 
-    def parse(self, path: Path, data: bytes) -> ParsedDocument:
+    def parse(self, path: Path, data: bytes, context: ParseContext | None = None) -> ParsedDocument:
         with pypdf_logs_at_debug():
             reader = _open(path, data)
             try:
@@ -182,6 +182,9 @@ class PdfParser:
                 blocks.extend(Block("paragraph", para, (), number) for para in paragraphs(text))
         if pages and len(failed) == len(pages):
             raise ParseError(str(path), "not a valid PDF (no page could be read)")
+        if pages and not blocks and not failed:
+            raise ParseError(str(path), f"no text layer on any of its {len(pages)} page(s): a scanned or "
+                             "image-only PDF (docshelf does not run OCR)")
         if failed:
             meta["failed_pages"] = failed
         title = info_title if info_title.lower() not in _PLACEHOLDER_TITLES else ""
