@@ -93,3 +93,17 @@ def test_every_cli_command_has_help_and_is_in_the_readme():
 
 def test_all_lists_exactly_the_lazy_exports():
     assert sorted(docshelf.__all__) == sorted(docshelf._EXPORTS)
+
+
+def test_cli_modules_share_cli_app_and_import_nothing_private():
+    """`cli_serve` used to import `_settings` and friends from `cli`, and `cli` imported it back."""
+    offenders = []
+    for path in sorted((SRC / "interfaces").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.level and node.module is not None:
+                private = [a.name for a in node.names if a.name.startswith("_")]
+                back_to_cli = node.level == 1 and node.module == "cli" and path.stem != "cli"
+                if private or back_to_cli:
+                    offenders.append(f"{path.name}: from {'.' * node.level}{node.module} import "
+                                     f"{', '.join(a.name for a in node.names)}")
+    assert offenders == []
