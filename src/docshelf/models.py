@@ -125,7 +125,9 @@ class DocumentRecord:
 
 @dataclass(frozen=True)
 class Hit:
-    """One search result: the chunk, where to cite it, and a score in [0, 1] (higher is better)."""
+    """One search result: the chunk, where to cite it, and a score in [0, 1]: an absolute estimate
+    that this passage answers the query, comparable across queries and modes (see
+    ``search/calibrate.py``); scores never increase down a result list."""
 
     chunk_id: str
     path: str
@@ -195,10 +197,13 @@ class IndexReport:
 
 @dataclass(frozen=True)
 class SearchResult:
-    """Hits for one query, the mode that ran, and a note when the answer is partial."""
+    """Hits for one query, the mode that ran, a note when the answer is partial, and how sure the
+    search is that the documents answer the query at all: ``confidence`` is ``high``,
+    ``medium``, ``low`` or ``none`` (nothing relevant found), read from the top hit's score."""
 
     query: str
     mode: SearchMode
     hits: tuple[Hit, ...]
     note: str = ""
     took_ms: float = 0.0
+    confidence: Literal["high", "medium", "low", "none"] = "none"

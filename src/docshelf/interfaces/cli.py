@@ -103,6 +103,8 @@ def search(
     if not result.hits:
         out.print("No results. Try --mode fuzzy for names and typos, or check `docshelf status`.")
         return
+    if result.confidence in ("low", "none"):
+        err.print(f"[yellow]confidence {result.confidence}: the documents may not answer this; check the passages[/]")
     for n, hit in enumerate(result.hits, start=1):
         out.print(f"[bold]{n}. {escape(citation(hit))}[/]  [dim]{hit.score:.3f} {hit.mode} · {escape(hit.collection)}[/]")
         body = Text(_snippet(hit.text))
