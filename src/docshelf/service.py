@@ -14,8 +14,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from filelock import FileLock, Timeout
-
 from .config import Settings
 from .errors import ConfigError, EmbedderMismatch, IndexLocked, InvalidQuery, NotFound
 from .models import Chunk, DocumentRecord, IndexReport, SearchFilters, SearchMode, SearchResult
@@ -24,7 +22,6 @@ from .protocols import Embedder, Store
 log = logging.getLogger(__name__)
 
 SCHEMA_VERSION = 2  # 2: document records carry frontmatter aliases
-LOCK_FILE = "writer.lock"
 
 
 @dataclass(frozen=True)
@@ -90,7 +87,10 @@ class Docshelf:
         self.embedder = embedder or make_embedder(
             settings.model, batch_size=settings.embed_batch_size, threads=settings.embed_threads
         )
-        self.store = store or open_store(self.index_dir, self.embedder.dimensions)
+        self.store = store or open_store(
+            self.index_dir, self.embedder.dimensions, settings.store,
+            read_url=settings.store_read_url, api_key=settings.store_api_key,
+        )
         if not rebuild:
             self._check_manifest()
         self.registry = default_registry()
@@ -103,7 +103,7 @@ class Docshelf:
             reranker=_reranker(settings),
         )
         self.wait_for_model = True  # servers set False so a search never blocks on a model load
-        self._lock = FileLock(str(self.index_dir / LOCK_FILE))
+        self._lock = self.store.writer_lock()
 
     @classmethod
     def from_settings(cls, settings: Settings) -> Docshelf:
@@ -142,7 +142,7 @@ class Docshelf:
         else:
             what, now = f"{part} {have}", f"{want}"
         return (
-            f"the index at {self.index_dir} was built with {what}, but this run uses {now}. "
+            f"the index at {self.location} was built with {what}, but this run uses {now}. "
             f"Re-index with `docshelf index --force` to rebuild it for the new settings, "
             f"or point --index-dir elsewhere, or go back to the settings it was built with."
         )
@@ -160,30 +160,34 @@ class Docshelf:
     # -- writing ----------------------------------------------------------------------------
     @contextmanager
     def writer(self, timeout: float = 0) -> Iterator[None]:
-        """Hold the index's writer lock: one writing process at a time, across processes."""
-        try:
-            self._lock.acquire(timeout=timeout)
-        except Timeout as exc:
+        """Hold the index's writer lock (the store's): one writing process at a time, across
+        processes and servers."""
+        if not self._lock.acquire(timeout=timeout):
             raise IndexLocked(
-                f"another docshelf process is writing the index at {self.index_dir}; "
+                f"another docshelf process is writing the index at {self.location}; "
                 "wait for it to finish (a running `docshelf serve` keeps it up to date itself)"
-            ) from exc
+            )
         try:
             yield
         finally:
             self._lock.release()
 
     def try_become_writer(self) -> bool:
-        try:
-            self._lock.acquire(timeout=0)
-            return True
-        except Timeout:
-            return False
+        return self._lock.acquire(timeout=0)
 
     def release_writer(self) -> None:
         """Give up the writer lock taken by ``try_become_writer`` (another process may take it)."""
-        if self._lock.is_locked:
+        if self._lock.held:
             self._lock.release(force=True)
+
+    @property
+    def location(self) -> str:
+        """Where the index lives: the embedded folder, or the server URL without its password."""
+        import re
+
+        if self.settings.store and "://" in self.settings.store:
+            return re.sub(r"://([^:/@]+):[^@]*@", r"://\1:***@", self.settings.store)
+        return str(self.index_dir)
 
     def index(
         self,
@@ -344,8 +348,8 @@ class Docshelf:
         records = self.store.records()
         manifest = self.store.read_manifest() or {}
         return IndexStatus(
-            index_dir=str(self.index_dir), model=self.embedder.model_id, dimensions=self.embedder.dimensions,
-            model_loaded=self.embedder.loaded, store="lancedb", roots=tuple(str(r) for r in self.roots),
+            index_dir=self.location, model=self.embedder.model_id, dimensions=self.embedder.dimensions,
+            model_loaded=self.embedder.loaded, store=getattr(self.store, "name", "lancedb"), roots=tuple(str(r) for r in self.roots),
             documents=sum(1 for r in records if r.status == "indexed"), chunks=self.store.count_chunks(),
             failed={r.path: r.error for r in records if r.status == "failed"}, collections=tuple(self.collections()),
             last_indexed_at=manifest.get("last_indexed_at"),

