@@ -243,6 +243,29 @@ class Docshelf:
             self.store.write_manifest(manifest)
         return report
 
+    def migrate_to(self, location: str, *, sample: int = 20, progress: Any = None, lock_timeout: float = 10):
+        """Copy this index (chunks, vectors, records, manifest) into another store; see ``migrate``."""
+        from .migrate import migrate
+        from .stores import backend_of, open_store
+
+        if (location or None) == (self.settings.store or None) and backend_of(location) != "lancedb":
+            raise ConfigError("the target is the store this index already uses; name another one with --to")
+        target = open_store(
+            self.index_dir, self.embedder.dimensions, location,
+            read_url=None, api_key=self.settings.store_api_key,
+        )
+        lock = target.writer_lock()
+        if not lock.acquire(timeout=lock_timeout):
+            raise IndexLocked(f"another docshelf process is writing {location}; stop it or wait, then migrate again")
+        try:
+            return migrate(self.store, target, source_name=self.location, target_name=location, sample=sample,
+                           progress=progress)
+        finally:
+            lock.release(force=True)
+            close = getattr(target, "close", None)
+            if close:
+                close()
+
     # -- reading ----------------------------------------------------------------------------
     @property
     def semantic_ready(self) -> bool:

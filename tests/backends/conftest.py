@@ -5,7 +5,6 @@
 
 from __future__ import annotations
 
-import itertools
 import os
 import tempfile
 from pathlib import Path
@@ -16,8 +15,8 @@ from docshelf.config import Settings
 from docshelf.embedders.fake import FakeEmbedder
 from docshelf.service import Docshelf
 
-BACKENDS = ["embedded", "postgres", "qdrant"]
-_counter = itertools.count()
+from backend_urls import BACKENDS, fresh_url
+
 
 
 @pytest.fixture(scope="session")
@@ -39,23 +38,17 @@ def postgres_url():
         server.cleanup()
 
 
-def _with_prefix(url: str, prefix: str) -> str:
-    return url + ("&" if "?" in url else "?") + f"prefix={prefix}"
-
-
 @pytest.fixture(params=BACKENDS)
 def store_url(request, tmp_path) -> str | None:
     """The ``store`` setting for one backend, on fresh tables (``None``: embedded)."""
-    n = next(_counter)
-    if request.param == "embedded":
-        return None
-    if request.param == "postgres":
-        return _with_prefix(request.getfixturevalue("postgres_url"), f"t{os.getpid()}_{n}_")
-    server = os.environ.get("DOCSHELF_TEST_QDRANT_URL")
-    if server:
-        sep = "&" if "?" in server else "?"
-        return f"{server}{sep}collection=t{os.getpid()}_{n}"
-    return f"qdrant+local://{tmp_path / 'qdrant'}"
+    return fresh_url(request.param, request, tmp_path)
+
+
+@pytest.fixture
+def backend(store_url) -> str:
+    from docshelf.stores import backend_of
+
+    return {"lancedb": "embedded"}.get(backend_of(store_url), backend_of(store_url))
 
 
 @pytest.fixture

@@ -204,3 +204,49 @@ def test_one_writer_at_a_time_and_the_other_takes_over(backend_shelf, write, tmp
     assert second.try_become_writer()
     assert second.index([docs], lock_timeout=0).added == ["a.md"]
     second.release_writer()
+
+
+def test_concurrent_writer_and_readers(backend, backend_shelf, write, tmp_path):
+    """Readers on their own connections search while the writer indexes: no errors, and they
+    see every document once the writer is done. On PostgreSQL a document's chunks and record
+    commit together, so a hit's document is always complete; LanceDB and Qdrant commit the
+    record just after the chunks (see the README), so there a hit may briefly precede it."""
+    import threading
+
+    docs = tmp_path / "docs"
+    write(docs, "seed.md", "# Seed\n\nthe seed walrus document")
+    writer = backend_shelf()
+    writer.index([docs])
+    readers = [backend_shelf(), backend_shelf()]
+    for i in range(30):
+        write(docs, f"batch/{i:02d}.md", f"# Doc {i}\n\n" + f"walrus section {i}. " * 150)
+    errors: list[BaseException] = []
+    done = threading.Event()
+
+    def read(shelf) -> None:
+        while not done.is_set():
+            try:
+                for hit in shelf.search("walrus section", k=10, mode="hybrid").hits:
+                    if backend != "postgres":
+                        continue
+                    record = shelf.find_document(hit.path)
+                    assert len(shelf.store.document_chunks(hit.root, hit.path)) == record.chunk_count
+            except BaseException as exc:  # noqa: BLE001 - reported below
+                errors.append(exc)
+                return
+
+    threads = [threading.Thread(target=read, args=(r,)) for r in readers]
+    for t in threads:
+        t.start()
+    try:
+        report = writer.index([docs])
+    finally:
+        done.set()
+        for t in threads:
+            t.join(30)
+    assert errors == []
+    assert len(report.added) == 30
+    for reader in readers:
+        reader.store.refresh()
+        assert len(reader.store.records()) == 31
+        assert reader.store.count_chunks() == writer.store.count_chunks()

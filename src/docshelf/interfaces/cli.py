@@ -223,6 +223,31 @@ def documents(
         out.print(f"{escape(d.path)}  [dim]{escape(d.collection)} · {escape(d.doc_type)} · {d.chunk_count} chunks[/]{mark}")
 
 
+@app.command()
+def migrate(
+    to: Annotated[str, typer.Option("--to", help="Target store: postgresql://…, qdrant://…, qdrant+https://… or a folder (embedded).")],
+    sample: Annotated[int, typer.Option("--sample", help="Searches to compare between the stores at the end.")] = 20,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+) -> None:
+    """Copy the index (vectors included, no re-embedding) to another store; resumable, verified at the end."""
+    report = _service().migrate_to(to, sample=sample)
+    if as_json:
+        _print_json({**to_jsonable(report), "ok": report.ok})
+    else:
+        out.print(
+            f"Copied {report.copied} documents ({report.chunks} chunks), skipped {report.skipped} already there, "
+            f"removed {report.removed}; {report.target_chunks}/{report.source_chunks} chunks on the target."
+        )
+        out.print(
+            f"Sample of {report.searches}: {report.vector_self_found} found by their vector, "
+            f"{report.keyword_self_found} by their words; top-10 overlap {report.vector_overlap:.2f}."
+        )
+        for problem in report.problems:
+            err.print(f"[red]problem:[/] {escape(problem)}")
+    if not report.ok:
+        raise typer.Exit(1)
+
+
 def _register_more_commands() -> None:
     """Commands that live in their own modules (server, evaluation) attach themselves to ``app``."""
     import importlib
