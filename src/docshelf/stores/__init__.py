@@ -56,4 +56,18 @@ def open_store(
     return LanceStore(Path(index_dir).expanduser(), dimensions)
 
 
-__all__ = ["backend_of", "open_store"]
+def index_exists(index_dir: Path, location: str | None = None) -> bool:
+    """Whether an index was ever written there: readers check, so they never create one.
+
+    For a server backend (``location`` a postgresql:// or qdrant:// URL) this is True: the
+    server is shared, and an index there without a manifest simply answers with no results."""
+    if backend_of(location) != "lancedb":
+        return True
+    from .lancedb_store import MANIFEST
+
+    if location:
+        index_dir = Path(location.split("://", 1)[1] if "://" in location else location)
+    return (Path(index_dir).expanduser() / MANIFEST).is_file()
+
+
+__all__ = ["backend_of", "index_exists", "open_store"]
