@@ -19,7 +19,7 @@ from ..models import SearchFilters
 from .cli_app import app, err, out
 from .cli_app import print_json as _print_json
 from .cli_app import service as _service
-from .output import citation
+from .output import citation, to_jsonable
 
 __all__ = ["app", "main"]
 
