@@ -44,7 +44,7 @@ def _stemmer():
 
 @lru_cache(maxsize=200_000)
 def stem(word: str) -> str:
-    return _stemmer().stemWord(word)
+    return _stemmer().stemWord(word)  # PyStemmer (C) when installed, else pure Python: same output
 
 
 def _fold(text: str) -> str:

@@ -359,18 +359,36 @@ class PostgresStore:
                 rows = cur.fetchall()
         return [(self._to_chunk(r), 1.0 - float(r[17])) for r in rows]
 
-    def _bm25_sql(self, match: str) -> str:
-        """BM25 (see ``lexical``) of the query terms for the rows matching ``match``."""
-        return (
-            f"WITH q AS (SELECT * FROM unnest(%s::text[], %s::float8[]) AS q(term, boost)), "
-            f"s AS (SELECT greatest(chunks, 1)::float8 AS n, CASE WHEN chunks > 0 THEN terms::float8 / chunks ELSE 1 END "
-            f"AS avgdl FROM {self._t('stats')}), "
-            f"w AS (SELECT q.term, q.boost * ln(1 + (s.n - t.df + 0.5) / (t.df + 0.5)) AS idf "
-            f"FROM q JOIN {self._t('terms')} t USING (term), s) "
-            f"SELECT {_COLS}, (SELECT sum(w.idf * x.tf * {lexical.K1 + 1} / (x.tf + {lexical.K1} * "
-            f"({1 - lexical.B} + {lexical.B} * c.tlen / s.avgdl))) FROM w, LATERAL (SELECT (c.tf ->> w.term)::float8 AS tf) x "
-            f"WHERE x.tf IS NOT NULL) AS score FROM {self._t('chunks')} c, s WHERE {match}"
+    def _weights(self, cur, weighted: dict[str, float]) -> tuple[list[str], list[float], float, float]:
+        """Per-term BM25 weights (boost · idf · (k1 + 1)) of the terms the index holds, and the
+        length normalisation ``k1·(1 − b)`` + ``k1·b/avgdl`` · length as two constants."""
+        cur.execute(f"SELECT chunks, terms FROM {self._t('stats')}")
+        n, total = cur.fetchone()
+        cur.execute(f"SELECT term, df FROM {self._t('terms')} WHERE term = ANY(%s)", (list(weighted),))
+        found = dict(cur.fetchall())
+        terms = [t for t in weighted if found.get(t)]
+        weights = [weighted[t] * lexical.idf(max(n, 1), found[t]) * (lexical.K1 + 1) for t in terms]
+        avgdl = total / n if n else 1.0
+        return terms, weights, lexical.K1 * (1 - lexical.B), lexical.K1 * lexical.B / max(avgdl, 1e-9)
+
+    def _bm25(self, cur, weighted: dict[str, float], match: str, params: list[Any], k: int) -> list[tuple]:
+        """BM25 (see ``lexical``) of the rows matching ``match``: term weights are computed once,
+        then each row costs a few JSONB lookups (no per-row joins)."""
+        terms, weights, base, per_len = self._weights(cur, weighted)
+        if not terms:
+            return []
+        lookups = ", ".join(f"coalesce((c.tf ->> %s)::float8, 0) AS t{i}" for i in range(len(terms)))
+        score = " + ".join(f"%s * x.t{i} / (x.t{i} + %s + %s * c.tlen)" for i in range(len(terms)))
+        score_args: list[Any] = []
+        for w in weights:
+            score_args += [w, base, per_len]
+        sql = (
+            f"SELECT {_COLS}, {score} AS score FROM {self._t('chunks')} c "
+            f"CROSS JOIN LATERAL (SELECT {lookups}) x WHERE c.tsv @@ %s::tsquery AND {match} "
+            "ORDER BY score DESC, id LIMIT %s"
         )
+        cur.execute(sql, [*score_args, *terms, _tsquery(terms), *params, k])
+        return cur.fetchall()
 
     def text_search(
         self, query: str, k: int, filters: SearchFilters | None = None, fuzziness: int | None = 0
@@ -381,11 +399,9 @@ class PostgresStore:
         if not weighted:
             return []
         where, params = filter_sql(filters)
-        sql = self._bm25_sql(f"c.tsv @@ %s::tsquery AND {where}") + " ORDER BY score DESC, id LIMIT %s"
-        terms = list(weighted)
         with self._read() as cur:
-            cur.execute(sql, [terms, [weighted[t] for t in terms], _tsquery(terms), *params, k])
-            return [(self._to_chunk(r), float(r[17] or 0.0)) for r in cur.fetchall()]
+            rows = self._bm25(cur, weighted, where, params, k)
+        return [(self._to_chunk(r), float(r[17])) for r in rows if r[17] > 0]
 
     def _fuzzy_terms(self, query: str, fuzziness: int | None) -> dict[str, float]:
         """Index terms near each query word, found through the trigram index on ``terms``."""
@@ -419,11 +435,9 @@ class PostgresStore:
         weighted = lexical.query_terms(query)
         if not ids or not weighted:
             return {}
-        terms = list(weighted)
-        sql = self._bm25_sql("c.id = ANY(%s) AND c.tsv @@ %s::tsquery")
         with self._read() as cur:
-            cur.execute(sql, [terms, [weighted[t] for t in terms], list(ids), _tsquery(terms)])
-            return {r[0]: float(r[17]) for r in cur.fetchall() if r[17]}
+            rows = self._bm25(cur, weighted, "c.id = ANY(%s)", [list(ids)], len(ids))
+        return {r[0]: float(r[17]) for r in rows if r[17] > 0}
 
     def get_chunks(self, ids: Sequence[str]) -> list[Chunk]:
         if not ids:
