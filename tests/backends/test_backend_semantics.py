@@ -250,3 +250,21 @@ def test_concurrent_writer_and_readers(backend, backend_shelf, write, tmp_path):
         reader.store.refresh()
         assert len(reader.store.records()) == 31
         assert reader.store.count_chunks() == writer.store.count_chunks()
+
+
+def test_another_thread_of_the_writer_process_waits_too(backend_shelf):
+    import threading
+
+    shelf = backend_shelf()
+    assert shelf.try_become_writer()
+    assert shelf.try_become_writer()  # re-entrant in the holding thread
+    seen: list[bool] = []
+    other = threading.Thread(target=lambda: seen.append(shelf.try_become_writer()))
+    other.start()
+    other.join()
+    assert seen == [False]
+    shelf.release_writer()
+    other = threading.Thread(target=lambda: (seen.append(shelf.try_become_writer()), shelf.release_writer()))
+    other.start()
+    other.join()
+    assert seen == [False, True]

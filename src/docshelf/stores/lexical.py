@@ -8,7 +8,7 @@ docshelf tokenises here, identically at index and query time, and the backends s
     idf(t)     = ln(1 + (N − df + 0.5) / (df + 0.5))
 
 with LanceDB's analyser settings (split on non-alphanumerics, lower-case, ASCII folding,
-English stop words, Snowball English stemmer, k1 = 1.2, b = 0.75). The scores therefore land
+Snowball English stemmer, then its English stop words, k1 = 1.2, b = 0.75). The scores therefore land
 on the scale ``search/fuse.py`` expects from ``text_search`` (raw BM25, ``bm25_to_unit``).
 """
 
@@ -28,10 +28,16 @@ EXACT_BOOST = 2.0  # fuzzy mode: an exact term counts double (as in the embedded
 MAX_EXPANSIONS = 20
 
 _WORD = re.compile(r"[^\W_]+")
-# Lucene's English stop words (tantivy's and LanceDB's default list).
+# The English stop words of LanceDB's analyser (NLTK's list; LanceDB applies it to the stems,
+# so "does" → "doe" is kept and "doing" → "do" is dropped: we do the same).
 STOP_WORDS = frozenset(
-    "a an and are as at be but by for if in into is it no not of on or such that the their then there these "
-    "they this to was will with".split()
+    "i me my myself we our ours ourselves you your yours yourself yourselves he him his himself she her hers "
+    "herself it its itself they them their theirs themselves what which who whom this that these those am is are "
+    "was were be been being have has had having do does did doing a an the and but if or because as until while "
+    "of at by for with about against between into through during before after above below to from up down in out "
+    "on off over under again further then once here there when where why how all any both each few more most "
+    "other some such no nor not only own same so than too very s t can will just don should now d ll m o re ve y "
+    "ain aren couldn didn doesn hadn hasn haven isn ma mightn mustn needn shan shouldn wasn weren won wouldn".split()
 )
 
 
@@ -54,8 +60,8 @@ def _fold(text: str) -> str:
 
 
 def words(text: str) -> list[str]:
-    """Folded words, stop words and over-long tokens dropped (not stemmed)."""
-    return [w for w in _WORD.findall(_fold(text)) if w not in STOP_WORDS and len(w) <= MAX_TOKEN_CHARS]
+    """Folded words whose stems are not stop words, over-long tokens dropped (not stemmed)."""
+    return [w for w in _WORD.findall(_fold(text)) if len(w) <= MAX_TOKEN_CHARS and stem(w) not in STOP_WORDS]
 
 
 def terms(text: str) -> list[str]:

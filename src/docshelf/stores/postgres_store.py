@@ -224,8 +224,22 @@ class PostgresStore:
         return f"{self.prefix}{name}"
 
     # -- schema ---------------------------------------------------------------------------
+    def _schema_version(self) -> int:
+        """The store schema the tables are at (0: none yet), read without writing anything."""
+        meta = self._t("meta")
+        with self._write() as cur:
+            cur.execute("SELECT to_regclass(%s) IS NOT NULL", (meta,))
+            if not cur.fetchone()[0]:
+                return 0
+            cur.execute(f"SELECT value FROM {meta} WHERE key = 'store_schema'")
+            row = cur.fetchone()
+            return int(row[0]) if row else 0
+
     def _migrate(self) -> None:
-        """Create or upgrade the tables, under a transaction-scoped advisory lock (one migrator)."""
+        """Create or upgrade the tables, under a transaction-scoped advisory lock (one migrator).
+        An index already at this schema is left alone: opening it runs no DDL (readers never write)."""
+        if self._schema_version() == STORE_SCHEMA:
+            return
         meta = self._t("meta")
         with self._write() as cur:
             cur.execute("SELECT pg_advisory_xact_lock(%s)", (self._lock_key("schema"),))

@@ -23,6 +23,7 @@ record is written last, so that run sees the document as changed).
 from __future__ import annotations
 
 import atexit
+import contextlib
 import json
 import logging
 import os
@@ -52,6 +53,7 @@ BATCH = 256
 RETRIES = 4
 LEASE_SECONDS = 30.0
 _LOCAL: dict[str, Any] = {}  # local-mode clients by path: one per process (it locks its folder)
+_LOCAL_GUARDS: dict[str, threading.RLock] = {}  # local mode is not thread-safe: one call at a time
 _KEYWORD_FIELDS = ("doc_key", "collection", "doc_type", "path", "path_dirs", "tags", "fields")
 
 
@@ -128,9 +130,12 @@ class QdrantStore:
                 if not _LOCAL:
                     atexit.register(_close_local)
                 _LOCAL[key] = QdrantClient(**args)
+                _LOCAL_GUARDS[key] = threading.RLock()
             self.client = _LOCAL[key]
+            self._guard: Any = _LOCAL_GUARDS[key]
         else:
             self.client = QdrantClient(**args)
+            self._guard = contextlib.nullcontext()
         self.chunks, self.docs, self.meta = f"{self.base}_chunks", f"{self.base}_documents", f"{self.base}_meta"
         self._vocab: tuple[float, set[str]] | None = None
         self._paths: tuple[float, list[str]] | None = None
@@ -147,7 +152,8 @@ class QdrantStore:
 
         for attempt in range(RETRIES):
             try:
-                return fn()
+                with self._guard:
+                    return fn()
             except UnexpectedResponse as exc:
                 transient = exc.status_code in (429, 500, 502, 503, 504)
                 if not transient or attempt == RETRIES - 1:
