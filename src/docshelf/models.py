@@ -5,12 +5,18 @@ Frozen dataclasses, so every stage hands the next one values it cannot mutate.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 BlockKind = Literal["heading", "paragraph", "code", "table", "list", "quote"]
 SearchMode = Literal["hybrid", "semantic", "keyword", "fuzzy"]
+
+
+def doc_id(root: str, path: str) -> str:
+    """A document's stable id: the same root and path always give the same 16 hex digits."""
+    return hashlib.sha1(f"{root}\x00{path}".encode()).hexdigest()[:16]
 
 
 @dataclass(frozen=True)
@@ -22,6 +28,17 @@ class SourceFile:
     rel_path: str
     size: int
     mtime_ns: int
+
+
+@dataclass(frozen=True)
+class ParseContext:
+    """What a parser may know beyond one file's bytes: the indexed root the file lies under.
+
+    Parsers that expand includes (Markdown snippets, reST ``include``/``literalinclude``)
+    read other files only inside ``root``; parsed without a context, they expand nothing.
+    """
+
+    root: Path
 
 
 @dataclass(frozen=True)
@@ -101,10 +118,16 @@ class DocumentRecord:
     date: str | None = None
     aliases: tuple[str, ...] = ()
 
+    @property
+    def doc_id(self) -> str:
+        return doc_id(self.root, self.path)
+
 
 @dataclass(frozen=True)
 class Hit:
-    """One search result: the chunk, where to cite it, and a score in [0, 1] (higher is better)."""
+    """One search result: the chunk, where to cite it, and a score in [0, 1]: an absolute estimate
+    that this passage answers the query, comparable across queries and modes (see
+    ``search/calibrate.py``); scores never increase down a result list."""
 
     chunk_id: str
     path: str
@@ -123,6 +146,11 @@ class Hit:
     tags: tuple[str, ...] = ()
     date: str | None = None
     highlights: tuple[tuple[int, int], ...] = ()
+    text_truncated: bool = False  # shortened to fit a response budget (SearchRequest.max_chars)
+
+    @property
+    def doc_id(self) -> str:
+        return doc_id(self.root, self.path)
 
 
 @dataclass(frozen=True)
@@ -146,7 +174,13 @@ class SearchFilters:
 
 @dataclass
 class IndexReport:
-    """What an index run did. ``failed`` maps path → reason; ``skipped`` path → reason."""
+    """What an index run did. ``failed`` maps path → reason; ``skipped`` path → reason.
+
+    After ``Docshelf.index``, ``failed`` lists every file of the indexed roots that is failed
+    now (this run's failures and earlier ones whose file did not change), as ``status`` does.
+    ``warnings`` are sentences for the user: a known root that vanished, a folder with
+    nothing to index, roots re-indexed because the index was rebuilt.
+    """
 
     added: list[str] = field(default_factory=list)
     updated: list[str] = field(default_factory=list)
@@ -158,14 +192,18 @@ class IndexReport:
     chunks_embedded: int = 0
     seconds: float = 0.0
     dry_run: bool = False
+    warnings: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
 class SearchResult:
-    """Hits for one query, the mode that ran, and a note when the answer is partial."""
+    """Hits for one query, the mode that ran, a note when the answer is partial, and how sure the
+    search is that the documents answer the query at all: ``confidence`` is ``high``,
+    ``medium``, ``low`` or ``none`` (nothing relevant found), read from the top hit's score."""
 
     query: str
     mode: SearchMode
     hits: tuple[Hit, ...]
     note: str = ""
     took_ms: float = 0.0
+    confidence: Literal["high", "medium", "low", "none"] = "none"

@@ -6,6 +6,7 @@ index's identity (the manifest) and makes sure only one process writes at a time
 
 from __future__ import annotations
 
+import json
 import logging
 import time
 from collections.abc import Iterator, Sequence
@@ -15,9 +16,11 @@ from pathlib import Path
 from typing import Any
 
 from .config import Settings
-from .errors import ConfigError, EmbedderMismatch, IndexLocked, IndexNotFound, InvalidQuery, NotFound
-from .models import Chunk, DocumentRecord, IndexReport, SearchFilters, SearchMode, SearchResult
+from .documents import reassemble, resolve_note, select
+from .errors import ConfigError, EmbedderMismatch, IndexLocked, IndexNotFound, NotFound, StoreError
+from .models import Chunk, DocumentRecord, IndexReport, SearchResult, doc_id
 from .protocols import Embedder, Store
+from .requests import DocumentListRequest, DocumentRequest, SearchRequest, encode_cursor
 
 log = logging.getLogger(__name__)
 
@@ -50,6 +53,17 @@ class IndexStatus:
 
 
 @dataclass(frozen=True)
+class RootInfo:
+    """A known root: ``configured`` ones come from the config file and are removed there."""
+
+    path: str
+    exists: bool
+    documents: int
+    failed: int
+    configured: bool
+
+
+@dataclass(frozen=True)
 class DocumentText:
     """A document's text reassembled from its chunks, in order (optionally one range)."""
 
@@ -65,6 +79,30 @@ class DocumentText:
     pages: tuple[int, ...]
     truncated: bool
     total_chunks: int
+
+    @property
+    def doc_id(self) -> str:
+        return doc_id(self.root, self.path)
+
+
+@dataclass(frozen=True)
+class NoteText:
+    """A note found by name (``Docshelf.get_note``): its record, text and frontmatter."""
+
+    record: DocumentRecord
+    text: str
+    truncated: bool
+    metadata: dict[str, Any]
+    aliases: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class DocumentPage:
+    """One page of ``list_documents``: the documents, how many match in all, and the next cursor."""
+
+    documents: tuple[DocumentRecord, ...]
+    total: int
+    next_cursor: str | None
 
 
 class Docshelf:
@@ -207,32 +245,57 @@ class Docshelf:
         progress: Any = None,
         lock_timeout: float = 10,
     ) -> IndexReport:
-        """Bring the index up to date with ``paths`` (default: every known root)."""
+        """Bring the index up to date with ``paths`` (default: every known root).
+
+        A known root that no longer exists is skipped with a warning (``remove_root``
+        forgets it); a PATH given here that does not exist is an error. ``force`` re-embeds
+        ``paths``; when that means rebuilding the index (no paths, or another model or
+        schema), every known root is re-indexed and stays known. A new root with nothing to
+        index is not remembered, and a warning says why.
+        """
         from .pipeline.indexer import Indexer
 
-        roots = [Path(p).expanduser().resolve() for p in paths] if paths else self.roots
-        if not roots:
+        warnings: list[str] = []
+        known = self.roots
+        if paths:
+            roots = [Path(p).expanduser().resolve() for p in paths]
+            for root in roots:
+                if not root.exists():
+                    raise ConfigError(f"{root} does not exist")
+        elif not known:
             raise ConfigError("no folders to index: pass a PATH (`docshelf index ~/docs`) or set `roots` in the config")
-        for root in roots:
-            if not root.exists():
-                raise ConfigError(f"{root} does not exist")
-        if dry_run:
-            return Indexer(self.settings, self.store, self.embedder, self.registry, self.chunker).run(
-                roots, force=force, dry_run=True, progress=progress
-            )
+        else:
+            roots = _existing(known, warnings)
+        rebuild = force and not dry_run and (not paths or not self._identity_matches())
+        if rebuild and paths:
+            others = [r for r in _existing(known, warnings) if r not in roots]
+            if others:
+                warnings.append(f"the index is rebuilt for {self.embedder.model_id}, so the other known roots are "
+                                f"re-indexed too: {', '.join(map(str, others))}")
+            roots += others
+        indexer = Indexer(self.settings, self.store, self.embedder, self.registry, self.chunker)
+        if dry_run or not roots:
+            report = indexer.run(roots, force=force, dry_run=True, progress=progress) if roots else IndexReport()
+            report.warnings = warnings + report.warnings
+            return report
         with self.writer(timeout=lock_timeout):
-            if force:
+            previous = self._manifest_or_none() or {}
+            if rebuild:
                 self.store.reset()
-            manifest = self.store.read_manifest() or {**self._identity(), "created_at": time.time(), "roots": []}
-            manifest.update(self._identity())
+            elif force:  # re-embed these roots from scratch; the other roots stay as they are
+                keys = [str(r if r.is_dir() else r.parent) for r in roots]
+                self.store.delete_documents(
+                    [(r.root, r.path) for r in self.store.records() if any(_from_root(r, k) for k in keys)])
+            manifest = {**previous, **self._identity(), "roots": list(previous.get("roots", []))}
+            manifest.setdefault("created_at", time.time())
+            new_keys = []
             for root in roots:
                 key = str(root if root.is_dir() else root.parent)
                 if key not in manifest["roots"]:
                     manifest["roots"].append(key)
+                    new_keys.append(key)
             self.store.write_manifest(manifest)
-            report = Indexer(self.settings, self.store, self.embedder, self.registry, self.chunker).run(
-                roots, force=force, progress=progress
-            )
+            report = indexer.run(roots, force=force, progress=progress)
             if report.added or report.updated or report.removed or force:
                 self.store.optimize()
             skipped = manifest.setdefault("skipped", {})
@@ -242,9 +305,65 @@ class Docshelf:
                     skipped[key] = report.skipped_by_root.get(key, {})
                 else:
                     skipped.setdefault(key, {}).update(report.skipped_by_root.get(key, {}))
+            records = self.store.records()
+            for key in new_keys:
+                if not any(_from_root(r, key) for r in records):
+                    manifest["roots"].remove(key)
+                    skipped.pop(key, None)
+                    warnings.append(_nothing_indexed(Path(key)))
             manifest["last_indexed_at"] = time.time()
             self.store.write_manifest(manifest)
+        keys = [str(r if r.is_dir() else r.parent) for r in roots]
+        failed_now = {r.path: r.error for r in records if r.status == "failed" and any(_from_root(r, k) for k in keys)}
+        report.failed = {**failed_now, **report.failed}
+        report.warnings = warnings + report.warnings
         return report
+
+    def _manifest_or_none(self) -> dict[str, Any] | None:
+        try:
+            return self.store.read_manifest()
+        except StoreError:  # corrupt: a rebuild replaces it
+            return None
+
+    def _identity_matches(self) -> bool:
+        """Whether the index on disk was built with this embedder, chunker and schema."""
+        manifest, want = self._manifest_or_none(), self._identity()
+        return manifest is not None and all(manifest.get(part) == want[part] for part in want)
+
+    # -- roots ------------------------------------------------------------------------------
+    def root_infos(self) -> list[RootInfo]:
+        """Every known root: whether it exists, how many documents it holds, where it is set."""
+        records = self.store.records()
+        configured = {Path(r).expanduser().resolve() for r in self.settings.roots}
+        infos = []
+        for root in self.roots:
+            mine = [r for r in records if _from_root(r, str(root))]
+            infos.append(RootInfo(
+                path=str(root), exists=root.exists(), documents=sum(r.status == "indexed" for r in mine),
+                failed=sum(r.status == "failed" for r in mine), configured=root in configured,
+            ))
+        return infos
+
+    def remove_root(self, path: str | Path, *, lock_timeout: float = 10) -> RootInfo:
+        """Forget a root and delete every document indexed from it; returns what it held."""
+        wanted = Path(path).expanduser().resolve()
+        infos = self.root_infos()
+        info = next((i for i in infos if Path(i.path) == wanted), None)
+        if info is None:
+            listed = ", ".join(i.path for i in infos) or "none"
+            raise NotFound(f"{wanted} is not a known root (known: {listed}); `docshelf roots` lists them")
+        if info.configured:
+            raise ConfigError(f"{wanted} is set in the config file (`roots`); remove it there")
+        with self.writer(timeout=lock_timeout):
+            manifest = self.store.read_manifest() or {}
+            manifest["roots"] = [r for r in manifest.get("roots", []) if r != info.path]
+            manifest.get("skipped", {}).pop(info.path, None)
+            gone = [(r.root, r.path) for r in self.store.records() if _from_root(r, info.path)]
+            self.store.delete_documents(gone)
+            self.store.write_manifest(manifest)
+            if gone:
+                self.store.optimize()
+        return info
 
     def reindex_paths(self, root: Path, rel_paths: Sequence[str]) -> IndexReport:
         """Re-index a few files of one root (the watcher's entry point); call as the writer."""
@@ -338,22 +457,46 @@ class Docshelf:
     def semantic_ready(self) -> bool:
         return self.wait_for_model or self.embedder.loaded
 
-    def search(
-        self,
-        query: str,
-        *,
-        k: int = 10,
-        mode: SearchMode | None = None,
-        filters: SearchFilters | None = None,
-        min_score: float = 0.0,
-        max_per_doc: int | None = None,
-    ) -> SearchResult:
-        filters = filters or SearchFilters()
-        if filters.doc_types is None and self.settings.search_doc_types:
-            filters = replace(filters, doc_types=tuple(self.settings.search_doc_types))
-        return self.searcher.search(
-            query, k=k, mode=mode or self.settings.search_mode, filters=filters, min_score=min_score,
-            max_per_doc=max_per_doc,
+    def search(self, request: SearchRequest | str | None = None, **options: Any) -> SearchResult:
+        """Run one search. Pass a ``SearchRequest``, or a query string plus its fields as keywords
+        (``filters=SearchFilters(...)`` is accepted too); either way the request rules apply."""
+        if not isinstance(request, SearchRequest):
+            query = request if request is not None else options.pop("query", "")
+            request = SearchRequest.build(query, options.pop("filters", None), **options)
+        elif options:
+            raise TypeError("pass either a SearchRequest or a query with keyword options, not both")
+        result = self.searcher.search(
+            request.query, k=request.k, mode=request.mode or self.settings.search_mode,  # type: ignore[arg-type]
+            filters=request.filters(self.settings.search_doc_types), min_score=request.min_score,
+            max_per_doc=request.max_per_doc,
+        )
+        if request.max_chars is None:
+            return result
+        from .search.budget import fit_hits
+
+        hits, cut = fit_hits(result.hits, request.max_chars)
+        if not cut:
+            return result
+        note = (f"hit texts were shortened to keep this response under {request.max_chars} characters; "
+                "read_neighbors(chunk_id) or get_document(path) gives the full text")
+        return replace(result, hits=tuple(hits), note="; ".join(n for n in (result.note, note) if n))
+
+    def documents_in_scope(self, request: SearchRequest) -> int:
+        """How many indexed documents a search's scope holds (collections, doc types, path prefix,
+        tags, dates; not the glob or fields): 0 tells a caller its scope is empty, not its query."""
+        f = request.filters(self.settings.search_doc_types)
+        prefix = f.path_prefix.lstrip("/") if f.path_prefix else ""
+        tags_any = {t.lower().lstrip("#") for t in f.tags_any}
+        tags_all = {t.lower().lstrip("#") for t in f.tags_all}
+        return sum(
+            1 for r in self.store.records()
+            if r.status == "indexed"
+            and (not f.collections or r.collection in f.collections)
+            and (not f.doc_types or r.doc_type in f.doc_types)
+            and r.path.startswith(prefix)
+            and (not tags_any or tags_any & set(r.tags)) and tags_all <= set(r.tags)
+            and (not (f.date_from or f.date_to) or (
+                r.date is not None and (f.date_from or r.date) <= r.date <= (f.date_to or r.date)))
         )
 
     def find_document(self, path: str, root: str | None = None) -> DocumentRecord:
@@ -369,22 +512,28 @@ class Docshelf:
                 return r
         raise NotFound(f"no indexed document at {relative!r}; `docshelf status` or list_documents shows what is indexed")
 
-    def get_document(
-        self,
-        path: str,
-        *,
-        root: str | None = None,
-        lines: tuple[int, int] | None = None,
-        page: int | None = None,
-        section: str | None = None,
-        max_chars: int | None = None,
-    ) -> DocumentText:
-        record = self.find_document(path, root)
+    def find_document_by_id(self, doc_id: str) -> DocumentRecord:
+        """The record whose ``doc_id`` (from a hit or a listing) is ``doc_id``."""
+        record = next((r for r in self.store.records() if r.doc_id == doc_id.strip()), None)
+        if record is None:
+            raise NotFound(f"no document with doc_id {doc_id!r}; doc ids come from search results or list_documents")
+        return record
+
+    def get_document(self, request: DocumentRequest | str, **options: Any) -> DocumentText:
+        """A document's text (or one range: lines, page, section). Pass a ``DocumentRequest``
+        or a path plus its fields as keywords."""
+        if isinstance(request, str):
+            request = DocumentRequest(path=request, **{k: v for k, v in options.items() if v is not None})
+        elif options:
+            raise TypeError("pass either a DocumentRequest or a path with keyword options, not both")
+        if request.doc_id:
+            record = self.find_document_by_id(request.doc_id)
+        else:
+            record = self.find_document(request.path or "", request.root)
         chunks = self.store.document_chunks(record.root, record.path)
-        selected = [c for c in chunks if _in_range(c, lines, page, section)]
-        if not selected and (lines or page or section):
-            raise NotFound(f"{record.path} has no text in the requested range")
-        text = _reassemble(selected)
+        selected = select(record, chunks, request.line_range, request.page, request.section)
+        text = reassemble(selected)
+        max_chars = request.max_chars
         truncated = bool(max_chars and len(text) > max_chars)
         if truncated:
             text = text[:max_chars]
@@ -398,30 +547,61 @@ class Docshelf:
             total_chunks=len(chunks),
         )
 
-    def neighbors(self, chunk_id: str, before: int = 1, after: int = 1) -> list[Chunk]:
+    def find_note(self, name: str) -> DocumentRecord:
+        """The note a path, file name, ``[[wiki link]]``, title or frontmatter alias means."""
+        return resolve_note(self.store.records(), name)
+
+    def get_note(self, name: str, *, max_chars: int | None = None) -> NoteText:
+        """A note (see ``find_note``) with its text and frontmatter."""
+        record = self.find_note(name)
+        doc = self.get_document(DocumentRequest(path=record.path, root=record.root, max_chars=max_chars))
+        chunks = self.store.get_chunks(list(doc.chunk_ids[:1]))
+        meta: dict[str, Any] = json.loads(chunks[0].metadata_json or "{}") if chunks else {}
+        aliases = meta.get("aliases") or list(record.aliases)
+        return NoteText(
+            record=record, text=doc.text, truncated=doc.truncated, metadata=meta,
+            aliases=tuple(str(a) for a in (aliases if isinstance(aliases, list) else [aliases])),
+        )
+
+    def neighbors(self, chunk_id: str, before: int = 1, after: int = 1, *, max_chars: int | None = None) -> list[Chunk]:
+        """A chunk with the ``before``/``after`` chunks around it, in order; texts cut to ``max_chars`` in all."""
         found = self.store.get_chunks([chunk_id])
         if not found:
             raise NotFound(f"no chunk with id {chunk_id!r}; chunk ids come from search results")
         chunk = found[0]
         chunks = self.store.document_chunks(chunk.root, chunk.path)
         lo, hi = chunk.chunk_index - max(0, before), chunk.chunk_index + max(0, after)
-        return [c for c in chunks if lo <= c.chunk_index <= hi]
+        out = [c for c in chunks if lo <= c.chunk_index <= hi]
+        if max_chars is None:
+            return out
+        budget, cut = max_chars, []
+        for c in out:
+            text = c.text if len(c.text) <= budget else c.text[: max(budget, 0)] + " …"
+            budget -= len(text)
+            cut.append(c if text == c.text else replace(c, text=text))
+        return cut
 
-    def list_documents(
-        self, *, collection: str | None = None, path_prefix: str | None = None, limit: int = 100, cursor: str | None = None
-    ) -> tuple[list[DocumentRecord], str | None]:
-        """Documents sorted by path; ``cursor`` is the last path of the previous page."""
-        if limit < 1:
-            raise InvalidQuery("limit must be at least 1")
-        records = sorted(self.store.records(), key=lambda r: (r.path, r.root))
-        out = [
-            r for r in records
-            if (collection is None or r.collection == collection)
-            and (path_prefix is None or r.path.startswith(path_prefix.lstrip("/")))
-            and (cursor is None or r.path > cursor)
-        ]
-        page = out[:limit]
-        return page, (page[-1].path if len(out) > limit else None)
+    def list_documents(self, request: DocumentListRequest | None = None, **options: Any) -> DocumentPage:
+        """One page of documents sorted by (path, root); ``next_cursor`` continues after its last one."""
+        if request is None:
+            request = DocumentListRequest(**{k: v for k, v in options.items() if v is not None})
+        elif options:
+            raise TypeError("pass either a DocumentListRequest or keyword options, not both")
+        prefix = request.path_prefix.lstrip("/") if request.path_prefix else None
+        matching = sorted(
+            (r for r in self.store.records()
+             if (request.collection is None or r.collection == request.collection)
+             and (prefix is None or r.path.startswith(prefix))),
+            key=lambda r: (r.path, r.root),
+        )
+        after = request.after
+        rest = [r for r in matching if after is None or (r.path, r.root) > after]
+        page = rest[: request.limit]
+        more = len(rest) > request.limit
+        return DocumentPage(
+            documents=tuple(page), total=len(matching),
+            next_cursor=encode_cursor(page[-1].root, page[-1].path) if more else None,
+        )
 
     def collections(self) -> list[CollectionInfo]:
         by: dict[str, list[DocumentRecord]] = {}
@@ -447,6 +627,29 @@ class Docshelf:
         )
 
 
+def _existing(roots: Sequence[Path], warnings: list[str]) -> list[Path]:
+    """The roots that exist; a warning for each one that does not (it is skipped, not forgotten)."""
+    for root in roots:
+        if not root.exists():
+            warnings.append(f"{root} no longer exists; skipped (`docshelf roots remove {root}` forgets it "
+                            "and its documents)")
+    return [r for r in roots if r.exists()]
+
+
+def _from_root(record: DocumentRecord, root: str) -> bool:
+    """Whether a document was indexed from ``root`` (a folder, or a single file)."""
+    return record.root == root or str(Path(record.root) / record.path) == root
+
+
+def _nothing_indexed(root: Path) -> str:
+    """Why a new root gave nothing to index (it is then not remembered)."""
+    if root.is_dir() and not any(root.iterdir()):
+        why = "it is empty"
+    else:
+        why = "no file in it is in a supported format or passes the ignore rules (`--dry-run` lists why each was skipped)"
+    return f"nothing to index in {root}: {why}; it was not added to the known roots"
+
+
 def _reranker(settings: Settings):
     """The optional cross-encoder reranker, when the user configured one."""
     if not settings.reranker:
@@ -454,43 +657,3 @@ def _reranker(settings: Settings):
     from .search.rerank import Reranker
 
     return Reranker(settings.reranker, budget_ms=settings.rerank_budget_ms, top_n=settings.rerank_top)
-
-
-def _in_range(c: Chunk, lines: tuple[int, int] | None, page: int | None, section: str | None) -> bool:
-    if page is not None and c.page != page:
-        return False
-    if lines is not None:
-        if c.start_line is None or c.end_line is None:
-            return False
-        if c.end_line < lines[0] or c.start_line > lines[1]:
-            return False
-    if section is not None:
-        wanted = section.lower().strip()
-        if not any(wanted == h.lower() or wanted in " > ".join(c.heading_path).lower() for h in c.heading_path):
-            return False
-    return True
-
-
-def _reassemble(chunks: Sequence[Chunk]) -> str:
-    """Join chunk bodies in order, dropping the text each chunk repeats from the one before.
-
-    A chunk that continues the previous one's last line (a long paragraph cut in two)
-    is joined with a space, not a blank line.
-    """
-    parts: list[str] = []
-    previous: Chunk | None = None
-    for c in chunks:
-        body = c.text
-        adjacent = previous is not None and previous.chunk_index == c.chunk_index - 1
-        if c.overlap and adjacent:
-            body = body[c.overlap :]
-        if c.heading_path and (previous is None or c.heading_path != previous.heading_path):
-            parts.append("#" * min(len(c.heading_path), 6) + " " + c.heading_path[-1])
-        elif adjacent and parts and previous.end_line is not None and previous.end_line == c.start_line:
-            parts[-1] = parts[-1] + " " + body
-            previous = c
-            continue
-        if body:
-            parts.append(body)
-        previous = c
-    return "\n\n".join(parts)

@@ -14,8 +14,8 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from ..errors import DocshelfError
-from ..models import SearchFilters
+from ..errors import DocshelfError, InvalidRequest
+from ..requests import DocumentListRequest, DocumentRequest, SearchRequest
 from .cli_app import app, err, out
 from .cli_app import print_json as _print_json
 from .cli_app import service as _service
@@ -27,21 +27,23 @@ __all__ = ["app", "main"]
 @app.command()
 def index(
     paths: Annotated[Optional[list[Path]], typer.Argument(help="Folders or files to index (default: known roots).")] = None,
-    force: Annotated[bool, typer.Option("--force", help="Drop the index and re-embed everything.")] = False,
+    force: Annotated[bool, typer.Option("--force", help="Re-embed PATHs (or everything); rebuilds the index after a model change.")] = False,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="List what would be indexed and skipped; change nothing.")] = False,
+    strict: Annotated[bool, typer.Option("--strict", help="Exit 1 when a file failed to index (default: 0, with a summary).")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
 ) -> None:
     """Index folders: only new or changed files are parsed and embedded; vanished files are pruned."""
     from .progress import IndexProgressBar
 
-    # --force starts over, so an index built with another model or schema is no obstacle.
+    # --force may start over, so an index built with another model or schema is no obstacle.
     service = _service(rebuild=force and not dry_run, create=True)
     with IndexProgressBar(err, enabled=not dry_run) as bar:
         report = service.index(paths or None, force=force, dry_run=dry_run, progress=bar)
+    for warning in report.warnings:
+        err.print(f"[yellow]Warning:[/] {escape(warning)}")
     if as_json:
         _print_json(report)
-        return
-    if dry_run:
+    elif dry_run:
         for p in report.added:
             out.print(f"[green]add[/]     {escape(p)}")
         for p in report.updated:
@@ -52,12 +54,21 @@ def index(
             out.print(f"[dim]skip[/]    {escape(p)} [dim]({escape(why)})[/]")
         out.print(f"{report.unchanged} unchanged")
         return
-    out.print(
-        f"Indexed {len(report.added)} new, {len(report.updated)} changed, {report.unchanged} unchanged, "
-        f"{len(report.removed)} removed; {report.chunks_embedded} chunks embedded in {report.seconds:.1f}s."
-    )
-    for p, why in sorted(report.failed.items()):
-        err.print(f"[red]failed[/] {escape(p)}: {escape(why)}")
+    else:
+        failed = f", {len(report.failed)} failed ({', '.join(sorted(report.failed))})" if report.failed else ""
+        out.print(
+            f"Indexed {len(report.added)} new, {len(report.updated)} changed, {report.unchanged} unchanged, "
+            f"{len(report.removed)} removed{failed}; {report.chunks_embedded} chunks embedded in {report.seconds:.1f}s."
+        )
+        print_failures(report.failed)
+    if strict and report.failed:
+        raise SystemExit(1)
+
+
+def print_failures(failed: dict[str, str]) -> None:
+    """Each failed file once, with its reason: the same lines in `index` and `status`."""
+    for path, why in sorted(failed.items()):
+        out.print(f"[red]failed[/] {escape(path)}: {escape(why)}")
 
 
 @app.command()
@@ -72,18 +83,18 @@ def search(
     field: Annotated[Optional[list[str]], typer.Option("--field", help="Frontmatter field KEY=VALUE (exact, case-insensitive).")] = None,
     path_prefix: Annotated[Optional[str], typer.Option("--path", help="Only paths starting with this.")] = None,
     glob: Annotated[Optional[str], typer.Option("--glob", help="Only paths matching this glob.")] = None,
-    date_from: Annotated[Optional[str], typer.Option("--from", help="Dated on or after (YYYY-MM-DD).")] = None,
-    date_to: Annotated[Optional[str], typer.Option("--to", help="Dated on or before (YYYY-MM-DD).")] = None,
+    date_from: Annotated[Optional[str], typer.Option("--from", help="Dated on or after this day (ISO 8601: YYYY-MM-DD or a date-time).")] = None,
+    date_to: Annotated[Optional[str], typer.Option("--to", help="Dated on or before this day (ISO 8601: YYYY-MM-DD or a date-time).")] = None,
     min_score: Annotated[float, typer.Option("--min-score", help="Drop hits below this score (0-1).")] = 0.0,
     as_json: Annotated[bool, typer.Option("--json", help="Print hits as JSON.")] = False,
 ) -> None:
     """Search the index. Hybrid (BM25 + dense) by default; every hit says where to cite it."""
-    service = _service()
-    filters = SearchFilters(
-        collections=tuple(collection or ()), doc_types=tuple(doc_type) if doc_type else None,
-        tags_any=tuple(tag or ()), tags_all=tuple(all_tag or ()), fields=_fields(field), path_prefix=path_prefix, path_glob=glob, date_from=date_from, date_to=date_to,
+    request = _request(
+        SearchRequest, query=query, k=k, mode=mode, collections=collection, doc_types=doc_type, tags_any=tag,
+        tags_all=all_tag, fields=field, path_prefix=path_prefix, path_glob=glob, date_from=date_from, date_to=date_to,
+        min_score=min_score,
     )
-    result = service.search(query, k=k, mode=mode, filters=filters, min_score=min_score)
+    result = _service().search(request)
     if as_json:
         _print_json(result)
         return
@@ -92,6 +103,8 @@ def search(
     if not result.hits:
         out.print("No results. Try --mode fuzzy for names and typos, or check `docshelf status`.")
         return
+    if result.confidence in ("low", "none"):
+        err.print(f"[yellow]confidence {result.confidence}: the documents may not answer this; check the passages[/]")
     for n, hit in enumerate(result.hits, start=1):
         out.print(f"[bold]{n}. {escape(citation(hit))}[/]  [dim]{hit.score:.3f} {hit.mode} · {escape(hit.collection)}[/]")
         body = Text(_snippet(hit.text))
@@ -102,14 +115,21 @@ def search(
         out.print()
 
 
-def _fields(values: list[str] | None) -> tuple[tuple[str, str], ...]:
-    pairs = []
-    for item in values or ():
-        key, sep, value = item.partition("=")
-        if not sep or not key.strip():
-            raise typer.BadParameter(f"use KEY=VALUE, got {item!r}", param_hint="--field")
-        pairs.append((key.strip(), value.strip()))
-    return tuple(pairs)
+# Request fields → the flag that sets them, so a rejected value names what the user typed.
+FLAGS = {
+    "query": "QUERY", "k": "-k", "mode": "--mode", "collections": "--collection", "doc_types": "--type",
+    "tags_any": "--tag", "tags_all": "--all-tag", "fields": "--field", "path_prefix": "--path", "path_glob": "--glob",
+    "date_from": "--from", "date_to": "--to", "min_score": "--min-score", "path": "PATH", "lines": "--lines",
+    "page": "--page", "section": "--section", "limit": "--limit", "cursor": "--cursor", "collection": "--collection",
+}
+
+
+def _request(model, **values):
+    """Build a request model; a rejected field is a usage error (exit 2) naming its flag."""
+    try:
+        return model(**{k: v for k, v in values.items() if v is not None})
+    except InvalidRequest as exc:
+        raise typer.BadParameter(exc.reason, param_hint=FLAGS.get(exc.field, exc.field)) from None
 
 
 def _snippet(text: str, limit: int = 600) -> str:
@@ -133,8 +153,7 @@ def status(as_json: Annotated[bool, typer.Option("--json", help="Print as JSON."
         for c in st.collections:
             table.add_row(c.name, str(c.documents), str(c.chunks), ", ".join(c.doc_types))
         out.print(table)
-    for path, why in sorted(st.failed.items()):
-        out.print(f"[red]failed[/] {escape(path)}: {escape(why)}")
+    print_failures(st.failed)
     for path, why in sorted(st.skipped.items()):
         out.print(f"[dim]skipped[/] {escape(path)}: {escape(why)}")
 
@@ -142,20 +161,14 @@ def status(as_json: Annotated[bool, typer.Option("--json", help="Print as JSON."
 @app.command()
 def get(
     path: Annotated[str, typer.Argument(help="Document path as shown in search results.")],
-    lines: Annotated[Optional[str], typer.Option("--lines", help="Line range, e.g. 10-40.")] = None,
+    lines: Annotated[Optional[str], typer.Option("--lines", help="Line range START-END (e.g. 10-40) or one line (12).")] = None,
     page: Annotated[Optional[int], typer.Option("--page", help="PDF page.")] = None,
-    section: Annotated[Optional[str], typer.Option("--section", help="Heading to extract.")] = None,
+    section: Annotated[Optional[str], typer.Option("--section", help="Heading to extract (case and markup ignored).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print as JSON.")] = False,
 ) -> None:
     """Print a document's indexed text (whole, or a line range, page or section)."""
-    span = None
-    if lines:
-        try:
-            a, b = (int(x) for x in lines.split("-", 1))
-        except ValueError:
-            raise typer.BadParameter("use START-END, e.g. 10-40", param_hint="--lines") from None
-        span = (a, b)
-    doc = _service().get_document(path, lines=span, page=page, section=section)
+    request = _request(DocumentRequest, path=path, lines=lines, page=page, section=section)
+    doc = _service().get_document(request)
     if as_json:
         _print_json(doc)
     else:
@@ -167,16 +180,58 @@ def documents(
     collection: Annotated[Optional[str], typer.Option("--collection", help="Only this collection.")] = None,
     path_prefix: Annotated[Optional[str], typer.Option("--path", help="Only paths starting with this.")] = None,
     limit: Annotated[int, typer.Option("--limit", help="Page size.")] = 100,
+    cursor: Annotated[Optional[str], typer.Option("--cursor", help="Start after this cursor (printed under a cut page).")] = None,
+    all_pages: Annotated[bool, typer.Option("--all", help="Every document, not one page.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print as JSON.")] = False,
 ) -> None:
-    """List indexed documents with their status."""
-    docs, _ = _service().list_documents(collection=collection, path_prefix=path_prefix, limit=limit)
+    """List indexed documents with their status, one page at a time (--all for every page)."""
+    service = _service()
+    request = _request(DocumentListRequest, collection=collection, path_prefix=path_prefix, limit=limit, cursor=cursor)
+    page = service.list_documents(request)
+    docs = list(page.documents)
+    while all_pages and page.next_cursor:
+        page = service.list_documents(request.model_copy(update={"cursor": page.next_cursor}))
+        docs.extend(page.documents)
     if as_json:
-        _print_json(docs)
+        _print_json({"documents": docs, "total": page.total, "next_cursor": page.next_cursor})
         return
     for d in docs:
         mark = "" if d.status == "indexed" else f" [red]({d.status}: {escape(d.error)})[/]"
         out.print(f"{escape(d.path)}  [dim]{escape(d.collection)} · {escape(d.doc_type)} · {d.chunk_count} chunks[/]{mark}")
+    if page.next_cursor:
+        err.print(f"Showing {len(docs)} of {page.total} documents; next page: "
+                  f"`docshelf documents --cursor {page.next_cursor}` (or --all)")
+
+
+roots_app = typer.Typer(help="List the known roots, or forget one.", no_args_is_help=False)
+app.add_typer(roots_app, name="roots")
+
+
+@roots_app.callback(invoke_without_command=True)
+def roots(
+    ctx: typer.Context,
+    as_json: Annotated[bool, typer.Option("--json", help="Print as JSON.")] = False,
+) -> None:
+    """List the known roots: documents, failures, and whether each still exists."""
+    if ctx.invoked_subcommand is not None:
+        return
+    infos = _service().root_infos()
+    if as_json:
+        _print_json(infos)
+        return
+    if not infos:
+        out.print("No roots yet: `docshelf index PATH` adds one.")
+    for info in infos:
+        where = " [dim](config file)[/]" if info.configured else ""
+        state = "" if info.exists else " [red](missing)[/]"
+        out.print(f"{escape(info.path)}  {info.documents} documents, {info.failed} failed{state}{where}")
+
+
+@roots_app.command("remove")
+def roots_remove(path: Annotated[Path, typer.Argument(help="The root to forget, as `docshelf roots` lists it.")]) -> None:
+    """Forget a root and delete its documents from the index (the files are not touched)."""
+    info = _service().remove_root(path)
+    out.print(f"Removed {escape(info.path)} and its {info.documents + info.failed} documents from the index.")
 
 
 @app.command()

@@ -20,7 +20,7 @@ from pypdf import PdfReader
 from pypdf.errors import DependencyError, FileNotDecryptedError, PdfReadError
 
 from ...errors import ParseError
-from ...models import Block, ParsedDocument
+from ...models import Block, ParseContext, ParsedDocument
 from ._common import normalize_date, split_tags
 
 logger = logging.getLogger(__name__)
@@ -104,7 +104,7 @@ def _reason(data: bytes, exc: Exception) -> str:
     if b"%PDF-" not in data[:1024]:
         return f"not a valid PDF (no %PDF- header; {detail})"
     if b"%%EOF" not in data[-2048:]:
-        return f"not a valid PDF (truncated: no %%EOF marker at the end; {detail})"
+        return f"not a valid PDF (truncated: the end-of-file marker is missing; {detail})"
     return f"not a valid PDF ({detail})"
 
 
@@ -155,7 +155,7 @@ class PdfParser:
     name = "pdf"
     suffixes = (".pdf",)
 
-    def parse(self, path: Path, data: bytes) -> ParsedDocument:
+    def parse(self, path: Path, data: bytes, context: ParseContext | None = None) -> ParsedDocument:
         with pypdf_logs_at_debug():
             reader = _open(path, data)
             try:
