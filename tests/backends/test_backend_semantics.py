@@ -174,11 +174,12 @@ def test_paging_documents(backend_shelf, write, tmp_path):
         write(docs, f"{name}.md", f"# {name}\n\ntext {name}")
     shelf = backend_shelf()
     shelf.index([docs])
-    first, cursor = shelf.list_documents(limit=2)
-    second, cursor2 = shelf.list_documents(limit=2, cursor=cursor)
-    third, end = shelf.list_documents(limit=2, cursor=cursor2)
-    assert [r.path for r in first + second + third] == ["a.md", "b.md", "c.md", "d.md", "e.md"]
-    assert end is None
+    first = shelf.list_documents(limit=2)
+    second = shelf.list_documents(limit=2, cursor=first.next_cursor)
+    third = shelf.list_documents(limit=2, cursor=second.next_cursor)
+    pages = first.documents + second.documents + third.documents
+    assert [r.path for r in pages] == ["a.md", "b.md", "c.md", "d.md", "e.md"]
+    assert (first.total, third.next_cursor) == (5, None)
 
 
 def test_manifest_is_kept_in_the_backend_and_a_mismatch_is_refused(backend_shelf, write, tmp_path):
