@@ -176,7 +176,13 @@ class SearchFilters:
 
 @dataclass
 class IndexReport:
-    """What an index run did. ``failed`` maps path → reason; ``skipped`` path → reason."""
+    """What an index run did. ``failed`` maps path → reason; ``skipped`` path → reason.
+
+    After ``Docshelf.index``, ``failed`` lists every file of the indexed roots that is failed
+    now (this run's failures and earlier ones whose file did not change), as ``status`` does.
+    ``warnings`` are sentences for the user: a known root that vanished, a folder with
+    nothing to index, roots re-indexed because the index was rebuilt.
+    """
 
     added: list[str] = field(default_factory=list)
     updated: list[str] = field(default_factory=list)
@@ -188,6 +194,7 @@ class IndexReport:
     chunks_embedded: int = 0
     seconds: float = 0.0
     dry_run: bool = False
+    warnings: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
