@@ -469,7 +469,10 @@ class Docshelf:
             raise TypeError("pass either a SearchRequest or a query with keyword options, not both")
         filters = request.filters(self.settings.search_doc_types)
         if request.linked_to:
-            filters = replace(filters, paths=self._linking_to(request.linked_to))
+            linking = self._linking_to(request.linked_to)
+            if filters.paths is not None:
+                linking = tuple(p for p in linking if p in set(filters.paths))
+            filters = replace(filters, paths=linking)
         result = self.searcher.search(
             request.query, k=request.k, mode=request.mode or self.settings.search_mode,  # type: ignore[arg-type]
             filters=filters, min_score=request.min_score,
