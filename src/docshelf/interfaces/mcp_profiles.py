@@ -13,7 +13,7 @@ from pydantic import BaseModel, Field
 
 from .. import profiles
 from ..requests import DocumentRequest, SearchRequest
-from .mcp_server import READ_ONLY, _tool_errors
+from .mcp_server import READ_ONLY, tool_errors
 
 
 class CollectionCount(BaseModel):
@@ -47,7 +47,7 @@ def add_profile(server: Any, name: str, search: Callable[[SearchRequest], Any], 
         server.add_tool(fn, name=tool, description=description, annotations=READ_ONLY)
 
     if name == "vault":
-        @_tool_errors
+        @tool_errors
         def search_vault(
             query: Annotated[str, Field(description="What to find in the vault: a question, a term or a name.")],
             limit: Annotated[int, Field(ge=1, le=50, description="Number of results (1-50).")] = 5,
@@ -59,7 +59,7 @@ def add_profile(server: Any, name: str, search: Callable[[SearchRequest], Any], 
             return profiles.VaultResults(query=query, results=[profiles.vault_hit(h) for h in result.hits],
                                          note=result.note)
 
-        @_tool_errors
+        @tool_errors
         def search_glossary(
             query: Annotated[str, Field(description="The term to define.")],
             limit: Annotated[int, Field(ge=1, le=50, description="Number of results (1-50).")] = 5,
@@ -77,7 +77,7 @@ def add_profile(server: Any, name: str, search: Callable[[SearchRequest], Any], 
         # get_note(path) is docshelf's own tool: the same name and argument, with links and backlinks.
 
     elif name == "docs":
-        @_tool_errors
+        @tool_errors
         def search_docs(
             query: Annotated[str, Field(description="What to find in the documentation.")],
             category: Annotated[Optional[str], Field(description="Only this category (a collection name).")] = None,
@@ -88,12 +88,12 @@ def add_profile(server: Any, name: str, search: Callable[[SearchRequest], Any], 
             return profiles.DocsResults(query=query, results=[profiles.docs_hit(h) for h in result.hits],
                                         note=result.note)
 
-        @_tool_errors
+        @tool_errors
         def list_collections() -> CollectionList:
             return CollectionList(collections=[CollectionCount(name=c.name, documents=c.documents, chunks=c.chunks)
                                                for c in svc().collections()])
 
-        @_tool_errors
+        @tool_errors
         def get_document(
             source: Annotated[str, Field(description="The document's source path, as search_docs returns it.")],
         ) -> WholeDocument:
@@ -108,7 +108,7 @@ def add_profile(server: Any, name: str, search: Callable[[SearchRequest], Any], 
         replace(get_document, "get_document", "Read a whole document by its source path.")
 
     elif name == "builder":
-        @_tool_errors
+        @tool_errors
         def search_docs(
             query: Annotated[str, Field(description="What to find.")],
             k: Annotated[int, Field(ge=1, le=50, description="Number of results (1-50).")] = 5,

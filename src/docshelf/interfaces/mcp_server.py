@@ -74,6 +74,8 @@ def _tool_errors(fn: _F) -> _F:
     return wrapper  # type: ignore[return-value]
 
 
+tool_errors = _tool_errors  # for the profile tools (mcp_profiles.py)
+
 _SCHEMA_BOUNDS = {"ge": "minimum", "le": "maximum", "min_length": "minLength", "max_length": "maxLength"}
 
 
