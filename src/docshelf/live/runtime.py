@@ -136,6 +136,27 @@ class ServerRuntime:
             raise DocshelfError(f"docshelf could not open the index: {self.error}")
         return self._service
 
+    def write(self, work: Any, timeout: float = 120.0) -> Any:
+        """Run ``work(service)`` on this process's writer thread and return its result.
+
+        Pushed records are written where the watcher's batches are, one writer per index;
+        a reader process (another one writes) raises ``IndexLocked`` saying so.
+        """
+        service = self.service()
+        deadline = time.monotonic() + self.ready_timeout
+        while self.writer is None or self.writer.role == "starting":  # the election takes a moment
+            if time.monotonic() > deadline:
+                raise ServiceStarting("docshelf is still deciding which process writes the index; retry shortly")
+            time.sleep(0.05)
+        future = self.writer.submit(lambda: work(service))
+        try:
+            return future.result(timeout)
+        except TimeoutError:
+            raise ServiceStarting(
+                "the index writer is busy (indexing the roots); the write is queued and will still run, "
+                "retry the lookup in a while"
+            ) from None
+
     @property
     def ready(self) -> bool:
         return self._ready.is_set() and self._service is not None
