@@ -79,7 +79,7 @@ class Docshelf:
         rebuild: bool = False,
     ) -> None:
         """``rebuild=True`` skips the manifest check: for ``index(force=True)``, which starts over."""
-        from .embedders import make_embedder
+        from .embedders import embedder_from_settings
         from .pipeline.chunk import Chunker
         from .pipeline.parsers import default_registry
         from .search.engine import SearchOptions, Searcher
@@ -87,9 +87,7 @@ class Docshelf:
 
         self.settings = settings
         self.index_dir = Path(settings.index_dir).expanduser()
-        self.embedder = embedder or make_embedder(
-            settings.model, batch_size=settings.embed_batch_size, threads=settings.embed_threads
-        )
+        self.embedder = embedder or embedder_from_settings(settings)
         self.store = store or open_store(self.index_dir, self.embedder.dimensions)
         if not rebuild:
             self._check_manifest()

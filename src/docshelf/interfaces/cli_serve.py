@@ -230,9 +230,9 @@ def doctor(
     def model() -> str:
         svc = holder.get("svc")
         if svc is None:
-            from ..embedders import make_embedder
+            from ..embedders import embedder_from_settings
 
-            emb = make_embedder(_settings().model)
+            emb = embedder_from_settings(_settings())
         else:
             emb = svc.embedder
         emb.load()
