@@ -219,7 +219,13 @@ def test_ingest_disabled_and_read_token(tmp_path):
         assert (r.status_code, r.json()["error"]["message"]) == (
             403, "ingest is disabled: start the server with --ingest-token (or DOCSHELF_INGEST_TOKEN) to accept pushed records")
         assert c.post("/search", json={"query": "x"}).status_code == 401
-        assert c.get("/").status_code == 401
+        page = c.get("/")
+        assert page.status_code == 401 and 'name="token"' in page.text  # the page asks for the token
+        c.post("/login", data={"token": "wrong"})
+        assert "the one given was wrong" in c.get("/").text
+        c.post("/login", data={"token": READ_TOKEN})  # kept in a cookie, as a browser would
+        assert c.get("/", params={"q": "x"}).status_code == 200
+        c.cookies.clear()
         ok = c.post("/search", json={"query": "x"}, headers={"Authorization": f"Bearer {READ_TOKEN}"})
         assert ok.status_code == 200
         assert c.get("/health").json()["status"] == "ok"

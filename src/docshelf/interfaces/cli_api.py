@@ -25,9 +25,15 @@ def build_api(runtime: Any, host: str, *, token: Optional[str], ingest_token: Op
 
     Refuses (ConfigError) a non-loopback ``host`` without a read ``token`` unless ``insecure``.
     """
-    from ..access import access_policy
+    from ..access import access_policy, host_header_name, is_loopback
     from .http_api import PathDispatch, create_app, wrap
 
+    # The page posts its token form to itself: the server's own names are allowed origins.
+    names = [n.rsplit(":", 1)[0] if n.count(":") == 1 else n for n in allow_host]
+    if not is_loopback(host):
+        names.append(host_header_name(host))
+    allow_origin = [*allow_origin, *(f"{scheme}://{n}:*" for n in names for scheme in ("http", "https")),
+                    *(f"{scheme}://{n}" for n in names for scheme in ("http", "https"))]
     read = access_policy(host, token, insecure=insecure, extra_hosts=allow_host, extra_origins=allow_origin)
     ingest = access_policy("127.0.0.1", ingest_token) if ingest_token else None
     limit = int(max_body_mb * 1024 * 1024)

@@ -59,6 +59,30 @@ def add_pages(app: FastAPI, runtime: Any, reader: Any) -> None:
         except DocshelfError as exc:
             return {"status": None, "status_error": str(exc)}
 
+    def allowed(request: Request) -> bool:
+        from .http_api import ApiError
+
+        try:
+            reader(request)
+            return True
+        except ApiError:
+            return False
+
+    def login_page(wrong: bool = False) -> HTMLResponse:
+        return render("login.html", code=401, wrong=wrong, status=None, status_error="this server needs its read token")
+
+    @app.post("/login", include_in_schema=False)
+    async def login(request: Request) -> Any:
+        """The page's token form: keep the read token in an HttpOnly cookie, then go to the search."""
+        from urllib.parse import parse_qs
+
+        from fastapi.responses import RedirectResponse
+
+        token = parse_qs((await request.body()).decode("utf-8", "replace")).get("token", [""])[0].strip()
+        response = RedirectResponse("/", status_code=303)
+        response.set_cookie("docshelf_token", token, httponly=True, samesite="strict")
+        return response
+
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)
     def page(
         request: Request,
@@ -71,7 +95,8 @@ def add_pages(app: FastAPI, runtime: Any, reader: Any) -> None:
         tags: Optional[str] = None,
         k: int = 10,
     ) -> HTMLResponse:
-        reader(request)
+        if not allowed(request):
+            return login_page(wrong="docshelf_token" in request.cookies)
         from ..requests import SearchRequest
 
         form = {"q": q, "mode": mode, "collection": collection or "", "doc_type": doc_type or "",
@@ -102,7 +127,8 @@ def add_pages(app: FastAPI, runtime: Any, reader: Any) -> None:
 
     @app.get("/view", response_class=HTMLResponse, include_in_schema=False)
     def view(request: Request, doc_id: str, chunk: Optional[str] = None, q: str = "") -> HTMLResponse:
-        reader(request)
+        if not allowed(request):
+            return login_page(wrong="docshelf_token" in request.cookies)
         from ..requests import DocumentRequest
 
         try:
