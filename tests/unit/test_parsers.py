@@ -437,6 +437,6 @@ def test_registry_wraps_third_party_errors(tmp_path: Path) -> None:
 
 def test_default_registry_covers_every_format() -> None:
     names = {REGISTRY.for_file(Path(f"x{s}")).name for s in REGISTRY.suffixes}
-    assert names == {"markdown", "html", "pdf", "docx", "text", "code"}
+    assert names == {"markdown", "html", "pdf", "docx", "text", "code", "canvas"}
     assert {".md", ".mdx", ".html", ".pdf", ".docx", ".txt", ".rst", ".py", ".hs"} <= set(
         REGISTRY.suffixes)

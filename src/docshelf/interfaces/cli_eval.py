@@ -11,7 +11,7 @@ from typing import Annotated, Optional
 import typer
 from rich.table import Table
 
-from .cli import app, err, out, state
+from .cli_app import app, err, out, state
 from .output import to_jsonable
 
 METRIC_NAMES = ("ndcg@10", "recall@10", "recall@100", "mrr@10")

@@ -21,6 +21,7 @@ from pathspec import GitIgnoreSpec
 
 from ..errors import SourceError
 from ..models import SourceFile
+from .obsidian import template_folders
 from .parsers import SNIFF_BYTES, ParserRegistry
 
 logger = logging.getLogger(__name__)
@@ -64,6 +65,7 @@ class IgnoreRules:
         self.default_excludes = default_excludes
         self._exclude = GitIgnoreSpec.from_lines(list(exclude)) if exclude else None
         self._specs: dict[str, GitIgnoreSpec | None] = {}
+        self._templates = template_folders(self.root) if default_excludes else set()
 
     def clear(self) -> None:
         """Forget cached ignore files (after one was created, edited or deleted)."""
@@ -87,6 +89,8 @@ class IgnoreRules:
                            or (self.root / rel / "pyvenv.cfg").is_file()):
                 return True
             if not is_dir and name in DEFAULT_EXCLUDED_FILES:
+                return True
+            if is_dir and rel.lower() in self._templates:
                 return True
         decision = _decide(self._exclude, rel, is_dir)
         if decision is not None:
