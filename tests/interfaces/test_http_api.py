@@ -239,3 +239,50 @@ def test_non_loopback_bind_without_token_is_refused(tmp_path):
                           timeout=60)
     assert proc.returncode == 1
     assert "refusing to serve on 0.0.0.0 without a token" in proc.stderr
+
+
+def test_serve_http_api_one_process_for_agents_and_people(tmp_path, docs):
+    """``serve --http --api``: a record pushed over the API is found by an MCP client on /mcp."""
+    import anyio
+    from mcp.client.session import ClientSession
+    from mcp.client.streamable_http import streamable_http_client
+    from mcp_harness import call
+
+    from api_harness import free_port
+
+    port = free_port()
+    env = {**os.environ, "DOCSHELF_INDEX_DIR": str(tmp_path / "index"), "DOCSHELF_CONFIG": os.devnull,
+           "DOCSHELF_MODEL": "fake", "DOCSHELF_LOG_FILE": str(tmp_path / "serve.log"), "DOCSHELF_INGEST_TOKEN": INGEST_TOKEN}
+    import subprocess
+
+    with (tmp_path / "stderr.txt").open("w") as err:
+        proc = subprocess.Popen(docshelf_argv("serve", "--http", "--api", "--port", str(port), str(docs)), env=env,
+                                stdout=subprocess.DEVNULL, stderr=err)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                if httpx.get(f"{base}/health", timeout=2).json().get("documents") == 3:
+                    break
+            except (httpx.HTTPError, ValueError):
+                pass
+            assert proc.poll() is None and time.monotonic() < deadline, (tmp_path / "stderr.txt").read_text()
+            time.sleep(0.2)
+        r = httpx.post(f"{base}/ingest/upsert", headers=AUTH, json={"records": [
+            {"id": "team-1", "content": "The on-call rota lives in the platypus channel.", "metadata": {"source": "wiki/oncall"}}]})
+        assert r.status_code == 200, r.text
+
+        async def main() -> None:
+            async with streamable_http_client(f"{base}/mcp") as (read, write), ClientSession(read, write) as s:
+                await s.initialize()
+                res = await call(s, "search_docs", query="platypus channel", mode="keyword", k=1)
+                assert [(h["path"], h["chunk_id"]) for h in res["hits"]] == [("wiki/oncall", "push:team-1")]
+
+        anyio.run(main)
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()

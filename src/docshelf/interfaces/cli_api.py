@@ -14,14 +14,15 @@ from typing import Annotated, Any, Optional
 import typer
 
 from ..errors import ConfigError
-from .cli import _settings, app, err
+from .cli_app import app, err, settings, verbosity
 
 log = logging.getLogger(__name__)
 
 
 def build_api(runtime: Any, host: str, *, token: Optional[str], ingest_token: Optional[str], insecure: bool,
               max_body_mb: float, allow_host: list[str], allow_origin: list[str], mcp_app: Any = None) -> Any:
-    """The ASGI app to serve: the API (plus MCP at /mcp when given), body limit, Host/Origin checks.
+    """The ASGI app to serve and its read policy: the API and page (plus, given ``mcp_app``, the
+    MCP streamable HTTP app at /mcp, behind the same read token), body limit, Host/Origin checks.
 
     Refuses (ConfigError) a non-loopback ``host`` without a read ``token`` unless ``insecure``.
     """
@@ -41,7 +42,9 @@ def build_api(runtime: Any, host: str, *, token: Optional[str], ingest_token: Op
     guard = access_policy(host, None, insecure=True, extra_hosts=allow_host, extra_origins=allow_origin)
     asgi = wrap(api, max_body_bytes=limit, guard=guard)
     if mcp_app is not None:
-        asgi = PathDispatch(asgi, mcp_app)
+        from ..access import AccessGuard
+
+        asgi = PathDispatch(asgi, AccessGuard(mcp_app, read))
     return asgi, read
 
 
@@ -67,15 +70,15 @@ def api(
     from ..live.runtime import ServerRuntime
     from ..logs import setup_logging
 
-    settings = _settings()
-    used = setup_logging(0, log_file or settings.log_file)
+    config = settings()
+    used = setup_logging(verbosity(), log_file or config.log_file)
     for p in paths or []:
         if not p.expanduser().exists():
             raise ConfigError(f"{p} does not exist")
-    runtime = ServerRuntime(settings, list(paths or []), watch=watch, writer_retry=writer_retry, read_only=read_only)
+    runtime = ServerRuntime(config, list(paths or []), watch=watch, writer_retry=writer_retry, read_only=read_only)
     asgi, read = build_api(runtime, host, token=token, ingest_token=ingest_token, insecure=insecure,
                            max_body_mb=max_body_mb, allow_host=allow_host or [], allow_origin=allow_origin or [])
-    log.info("docshelf api pid %d, index %s, log %s", os.getpid(), settings.index_dir, used)
+    log.info("docshelf api pid %d, index %s, log %s", os.getpid(), config.index_dir, used)
     err.print(f"docshelf API at http://{host}:{port}/ (OpenAPI: /docs; {read.describe()}; "
               f"ingest {'on' if ingest_token else 'off: set --ingest-token'})")
     try:
