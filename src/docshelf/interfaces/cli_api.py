@@ -38,7 +38,7 @@ def build_api(runtime: Any, host: str, *, token: Optional[str], ingest_token: Op
     read = access_policy(host, token, insecure=insecure, extra_hosts=allow_host, extra_origins=allow_origin)
     ingest = access_policy("127.0.0.1", ingest_token) if ingest_token else None
     limit = int(max_body_mb * 1024 * 1024)
-    api = create_app(runtime, read_policy=read, ingest_policy=ingest, max_body_bytes=limit, extra_lifespan=mcp_app)
+    api = create_app(runtime, read_policy=read, ingest_policy=ingest, extra_lifespan=mcp_app)
     guard = access_policy(host, None, insecure=True, extra_hosts=allow_host, extra_origins=allow_origin)
     asgi = wrap(api, max_body_bytes=limit, guard=guard)
     if mcp_app is not None:

@@ -170,14 +170,14 @@ def create_app(
     *,
     read_policy: Optional[AccessPolicy] = None,
     ingest_policy: Optional[AccessPolicy] = None,
-    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
     web: bool = True,
     extra_lifespan: Any = None,
 ) -> FastAPI:
     """The API (and, with ``web``, the page at ``/``) over ``runtime``'s service.
 
     ``read_policy``: its token guards reads (None or no token: open). ``ingest_policy``:
-    its token guards ``/ingest/*`` (None or no token: ingest disabled, 403).
+    its token guards ``/ingest/*`` (None or no token: ingest disabled, 403). The body limit
+    and Host/Origin checks wrap the app (``wrap``).
     ``extra_lifespan``: another ASGI app whose lifespan runs with this one (the MCP app).
     """
 
