@@ -269,20 +269,28 @@ class Indexer:
         ]
 
     def _commit(self, pending: list[_Pending], progress: IndexProgress) -> int:
-        """Embed what is new (reusing stored vectors of unchanged chunks) and write one batch."""
-        todo = [c.embed_text for p in pending for c in p.chunks if c.embed_text not in p.known]
+        """Embed what is new (reusing stored vectors of unchanged chunks) and write one batch.
+
+        Progress moves per file: a file counts as done once its last new chunk is embedded.
+        """
+        todo = [(i, c.embed_text) for i, p in enumerate(pending) for c in p.chunks if c.embed_text not in p.known]
+        last = {i: pos for pos, (i, _) in enumerate(todo)}  # each file's last text to embed
         fresh: dict[str, np.ndarray] = {}
+        reported = 0
         for start in range(0, len(todo), EMBED_BATCH):
-            batch = todo[start : start + EMBED_BATCH]
+            batch = [text for _, text in todo[start : start + EMBED_BATCH]]
             fresh.update(zip(batch, self.embedder.embed_documents(batch), strict=True))
             progress.chunks_embedded(len(batch))
+            while reported < len(pending) and last.get(reported, -1) < start + len(batch):
+                progress.file_done(pending[reported].record.path)
+                reported += 1
         items = []
         for p in pending:
             vectors = [p.known.get(c.embed_text, fresh.get(c.embed_text)) for c in p.chunks]
             matrix = np.stack(vectors) if vectors else np.zeros((0, self.embedder.dimensions), np.float32)
             items.append((p.record, p.chunks, matrix))
         self.store.replace_documents(items)
-        for p in pending:
+        for p in pending[reported:]:
             progress.file_done(p.record.path)
         return len(todo)
 
