@@ -133,8 +133,8 @@ def run(chunks: int = 10_000, clients: int = 50, seconds: float = 60, model: str
                             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         _wait(base, proc)
-        dims = httpx.get(f"{base}/status", timeout=30).json()["dimensions"]
-        push_s = push(base, chunks, dims, model)
+        index = httpx.get(f"{base}/status", timeout=30).json()
+        push_s = push(base, chunks, index["dimensions"], index["model"])  # vectors named as the index's model
         status = httpx.get(f"{base}/status", timeout=30).json()
         asyncio.run(hammer(base, min(clients, 2), 1.0))  # warm-up: model loaded, caches filled
         result = asyncio.run(hammer(base, clients, seconds))

@@ -161,7 +161,7 @@ def hit_out(rank: int, hit: Hit, urls: dict[str, str]) -> HitOut:
         title=hit.title, heading_path=list(hit.heading_path), citation=citation(hit), page=hit.page,
         start_line=hit.start_line, end_line=hit.end_line, collection=hit.collection, doc_type=hit.doc_type,
         tags=list(hit.tags), date=hit.date, chunk_id=hit.chunk_id, doc_id=hit.doc_id, text=hit.text,
-        text_truncated=hit.text.endswith(" …"), highlights=[list(s) for s in hit.highlights],
+        text_truncated=hit.text_truncated, highlights=[list(s) for s in hit.highlights],
     )
 
 
@@ -264,13 +264,9 @@ def create_app(
     @app.post("/search", response_model=SearchOut, dependencies=Read, tags=["search"])
     def search(request: SearchRequest) -> Any:
         """Search the index (same parameters and hit fields as the MCP search_docs tool)."""
-        svc = service()
-        result = svc.search(request)
-        urls = svc.hit_urls(result.hits)
-        notes = [result.note] if result.note else []
-        if runtime.state()["state"] in ("opening", "indexing"):
-            notes.append("the index is still being built; results may be incomplete (see /status)")
-        return SearchOut(query=result.query, mode=result.mode, note="; ".join(notes), took_ms=round(result.took_ms, 1),
+        result = runtime.search(request)  # as the MCP tool: bounded waits, and a note on what is still going on
+        urls = service().hit_urls(result.hits)
+        return SearchOut(query=result.query, mode=result.mode, note=result.note, took_ms=round(result.took_ms, 1),
                          hits=[hit_out(i, h, urls) for i, h in enumerate(result.hits, 1)])
 
     @app.get("/documents", response_model=DocumentsPageOut, dependencies=Read, tags=["documents"])

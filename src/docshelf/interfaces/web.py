@@ -112,7 +112,7 @@ def add_pages(app: FastAPI, runtime: Any, reader: Any) -> None:
                     doc_types=[doc_type] if doc_type else None, date_from=date_from or None, date_to=date_to or None,
                     tags_any=[t.strip() for t in (tags or "").replace(",", " ").split() if t.strip()],
                 )
-                result = service.search(request_)
+                result = runtime.search(request_)
                 urls = service.hit_urls(result.hits)
                 context.update(searched=True, note=result.note, took_ms=round(result.took_ms), hits=[
                     {"hit": h, "url": urls.get(h.chunk_id), "view": "/view?" + urlencode(
