@@ -136,6 +136,7 @@ def run(chunks: int = 10_000, clients: int = 50, seconds: float = 60, model: str
         index = httpx.get(f"{base}/status", timeout=30).json()
         push_s = push(base, chunks, index["dimensions"], index["model"])  # vectors named as the index's model
         status = httpx.get(f"{base}/status", timeout=30).json()
+        time.sleep(5)  # the writer optimizes (full-text index over the pushed rows) once pushes pause
         asyncio.run(hammer(base, min(clients, 2), 1.0))  # warm-up: model loaded, caches filled
         result = asyncio.run(hammer(base, clients, seconds))
     finally:

@@ -290,9 +290,9 @@ class Docshelf:
             result = work(self._ingestor())
             manifest["last_indexed_at"] = time.time()
             self.store.write_manifest(manifest)
-            self._ingest_writes = getattr(self, "_ingest_writes", 0) + 1
-            if empty or self._ingest_writes % 25 == 0:
-                self.store.optimize()  # builds the full-text index on a new index, folds small commits
+            if empty:
+                self.store.optimize()  # a new index gets its full-text index (a server's writer loop
+                # optimizes again once pushes pause; see live/writer.py)
         return result
 
     def ingest_upsert(self, request: Any, *, lock_timeout: float = 10) -> Any:

@@ -31,6 +31,7 @@ log = logging.getLogger(__name__)
 
 OPTIMIZE_EVERY = 25  # live batches between store compactions
 OPTIMIZE_AFTER_S = 300.0
+INGEST_SETTLE_S = 1.0  # after pushed writes, optimize once the queue has been quiet this long
 
 
 class _Progress:
@@ -104,6 +105,8 @@ class WriterLoop:
         self._thread = threading.Thread(target=self._run, name="docshelf-writer", daemon=True)
         self._batches_since_optimize = 0
         self._last_optimize = time.monotonic()
+        self._jobs_since_optimize = 0
+        self._last_job = 0.0
 
     # -- lifecycle ------------------------------------------------------------------------
     def start(self) -> None:
@@ -250,6 +253,8 @@ class WriterLoop:
                     self._apply_merged(merged)
                     merged = {}
                     item.run()
+                    self._jobs_since_optimize += 1
+                    self._last_job = time.monotonic()
                 else:
                     root, rels, rescan = item
                     have, again = merged.get(root, (set(), False))
@@ -297,12 +302,17 @@ class WriterLoop:
             )
 
     def _maybe_optimize(self, idle: bool) -> None:
-        if not self._batches_since_optimize:
+        """Compact and bring the indexes up to date when idle: after many live batches, a while
+        after the last one, or soon after a burst of pushed writes (whose rows full-text search
+        would otherwise scan unindexed)."""
+        if not (self._batches_since_optimize or self._jobs_since_optimize) or not idle:
             return
-        due = self._batches_since_optimize >= OPTIMIZE_EVERY or time.monotonic() - self._last_optimize > OPTIMIZE_AFTER_S
-        if idle and due:
+        now = time.monotonic()
+        due = (self._batches_since_optimize >= OPTIMIZE_EVERY or now - self._last_optimize > OPTIMIZE_AFTER_S
+               or (self._jobs_since_optimize and now - self._last_job > INGEST_SETTLE_S))
+        if due:
             self.service.store.optimize()
-            self._batches_since_optimize = 0
+            self._batches_since_optimize = self._jobs_since_optimize = 0
             self._last_optimize = time.monotonic()
 
     def state(self) -> dict[str, Any]:
