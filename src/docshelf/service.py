@@ -52,6 +52,7 @@ class IndexStatus:
     collections: tuple[CollectionInfo, ...]
     last_indexed_at: float | None
     extra: dict[str, Any] = field(default_factory=dict)
+    skipped: dict[str, str] = field(default_factory=dict)  # files not indexed on purpose → why
 
 
 @dataclass(frozen=True)
@@ -257,6 +258,13 @@ class Docshelf:
             )
             if report.added or report.updated or report.removed or force:
                 self.store.optimize()
+            skipped = manifest.setdefault("skipped", {})
+            for root in roots:  # what each root's walk skipped, until its next walk
+                key = str(root if root.is_dir() else root.parent)
+                if root.is_dir():
+                    skipped[key] = report.skipped_by_root.get(key, {})
+                else:
+                    skipped.setdefault(key, {}).update(report.skipped_by_root.get(key, {}))
             manifest["last_indexed_at"] = time.time()
             self.store.write_manifest(manifest)
         return report
@@ -268,8 +276,14 @@ class Docshelf:
         report = Indexer(self.settings, self.store, self.embedder, self.registry, self.chunker).run_paths(
             root, rel_paths
         )
-        if report.added or report.updated or report.removed or report.failed:
-            manifest = self.store.read_manifest() or {**self._identity(), "created_at": time.time(), "roots": []}
+        manifest = self.store.read_manifest() or {**self._identity(), "created_at": time.time(), "roots": []}
+        skipped = manifest.setdefault("skipped", {}).setdefault(str(Path(root).expanduser().resolve()), {})
+        touched = set(report.added + report.updated + report.removed + list(report.failed))
+        stale = [rel for rel in skipped if rel in touched or rel in rel_paths]
+        if report.added or report.updated or report.removed or report.failed or report.skipped or stale:
+            for rel in stale:
+                skipped.pop(rel, None)
+            skipped.update(report.skipped)
             manifest["last_indexed_at"] = time.time()
             self.store.write_manifest(manifest)
         return report
@@ -519,6 +533,7 @@ class Docshelf:
             documents=sum(1 for r in records if r.status == "indexed"), chunks=self.store.count_chunks(),
             failed={r.path: r.error for r in records if r.status == "failed"}, collections=tuple(self.collections()),
             last_indexed_at=manifest.get("last_indexed_at"),
+            skipped={rel: why for by_rel in (manifest.get("skipped") or {}).values() for rel, why in by_rel.items()},
         )
 
 

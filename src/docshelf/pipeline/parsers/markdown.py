@@ -52,12 +52,55 @@ def _scalar(value: Any) -> Any:
     return value
 
 
+MAX_FRONTMATTER_CHARS = 64_000
+MAX_YAML_ALIASES = 20  # sum-bounded: 20 aliases expand to at most ~1,500 nodes
+MAX_YAML_DEPTH = 50
+
+
+class _BoundedLoader(yaml.SafeLoader):
+    """``SafeLoader`` (plain data only, no Python objects) that refuses YAML bombs.
+
+    A "billion laughs" document nests aliases so that a few hundred bytes expand to
+    billions of nodes as soon as anything walks them; deep nesting exhausts the stack.
+    Both are cut off while composing, before any expansion.
+    """
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self._aliases = 0
+        self._depth = 0
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        if self.check_event(yaml.AliasEvent):
+            self._aliases += 1
+            if self._aliases > MAX_YAML_ALIASES:
+                raise yaml.YAMLError(f"more than {MAX_YAML_ALIASES} aliases (a YAML bomb?)")
+        self._depth += 1
+        try:
+            if self._depth > MAX_YAML_DEPTH:
+                raise yaml.YAMLError(f"nested more than {MAX_YAML_DEPTH} levels deep")
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+
+
+def load_yaml(raw: str) -> Any:
+    """Plain data from untrusted YAML: safe tags only, bounded size, aliases and depth."""
+    if len(raw) > MAX_FRONTMATTER_CHARS:
+        raise yaml.YAMLError(f"longer than {MAX_FRONTMATTER_CHARS} characters")
+    loader = _BoundedLoader(raw)
+    try:
+        return loader.get_single_data()
+    finally:
+        loader.dispose()
+
+
 def frontmatter_metadata(raw: str) -> dict[str, Any]:
     """Parse YAML frontmatter into normalised metadata; errors become ``frontmatter_error``."""
     try:
-        data = yaml.safe_load(raw)
+        data = load_yaml(raw)
     except yaml.YAMLError as exc:
-        problem = getattr(exc, "problem", None) or type(exc).__name__
+        problem = getattr(exc, "problem", None) or str(exc) or type(exc).__name__
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 2}" if mark is not None else ""  # +1 fence, +1 base
         return {"frontmatter_error": f"invalid YAML frontmatter{where}: {problem}"}
