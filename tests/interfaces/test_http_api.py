@@ -27,9 +27,13 @@ def docs(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def api(tmp_path_factory, docs) -> str:
-    tmp = tmp_path_factory.mktemp("api")
-    with api_server(tmp, "--ingest-token", INGEST_TOKEN, "--max-body-mb", "1", docs=docs, documents=3) as base:
+def api_dir(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("api")
+
+
+@pytest.fixture(scope="module")
+def api(api_dir, docs) -> str:
+    with api_server(api_dir, "--ingest-token", INGEST_TOKEN, "--max-body-mb", "1", docs=docs, documents=3) as base:
         yield base
 
 
@@ -205,6 +209,24 @@ def test_pushed_records_survive_file_changes_and_reset_spares_files(client, docs
     assert search(client, "quokka", mode="keyword")["hits"] == []
     assert search(client, "wombats", mode="keyword")["hits"][0]["path"] == "notes/new.md"
     (docs / "notes" / "new.md").unlink()
+
+
+def test_a_second_process_on_the_index_takes_pushes_through_the_writer(client, api_dir, tmp_path):
+    """Two API processes on one index: the second is a reader; a push to it is written by the first."""
+    env = {"DOCSHELF_INDEX_DIR": str(api_dir / "index")}
+    with api_server(tmp_path, "--ingest-token", INGEST_TOKEN, env=env) as other, \
+            httpx.Client(base_url=other, timeout=60) as reader:
+        assert (reader.get("/status").json()["role"], client.get("/status").json()["role"]) == ("reader", "writer")
+        r = reader.post("/ingest/upsert", headers=AUTH, json={"records": [
+            {"id": "r1", "content": "capybara grooming schedule", "metadata": {"source": "wiki/capybara"}}]})
+        assert r.json() == {"upserted": 1, "embedded": 1, "sources": ["wiki/capybara"]}
+        for c in (client, reader):
+            assert [h["chunk_id"] for h in search(c, "capybara", mode="keyword")["hits"]] == ["push:r1"]
+        r = reader.post("/ingest/upsert", headers=AUTH, json={"records": [
+            {"id": "m", "content": "x", "embedding": [0.1] * 3, "model": "fake-64"}]})
+        assert (r.status_code, r.json()["error"]["type"]) == (409, "EmbedderMismatch")  # the writer's error, relayed
+        assert reader.post("/ingest/delete", headers=AUTH, json={"ids": ["r1"]}).json()["deleted"] == 1
+        assert search(client, "capybara", mode="keyword")["hits"] == []
 
 
 def test_body_limit(client):

@@ -329,7 +329,7 @@ def create_app(
     def ingest_upsert(request: UpsertRequest) -> Any:
         """Add or replace records. With an embedding, name its model (record or batch); model and
         dimension must match the index. Without one, docshelf embeds the content."""
-        result = runtime.write(lambda svc: svc.ingest_upsert(request))
+        result = runtime.write("upsert", request)
         return UpsertOut(upserted=result.upserted, embedded=result.embedded, sources=list(result.sources))
 
     @app.post("/ingest/lookup", response_model=LookupOut, dependencies=Ingest, tags=["ingest"])
@@ -342,13 +342,13 @@ def create_app(
     @app.post("/ingest/delete", response_model=DeleteOut, dependencies=Ingest, tags=["ingest"])
     def ingest_delete(request: SelectRequest) -> Any:
         """Delete pushed records by id, or whole sources."""
-        result = runtime.write(lambda svc: svc.ingest_delete(request))
+        result = runtime.write("delete", request)
         return DeleteOut(deleted=result.deleted, sources=list(result.sources))
 
     @app.post("/ingest/reset", response_model=DeleteOut, dependencies=Ingest, tags=["ingest"])
     def ingest_reset(request: ResetRequest) -> Any:
         """Drop every pushed record (indexed files stay unless include_indexed is true)."""
-        result = runtime.write(lambda svc: svc.ingest_reset(request.include_indexed))
+        result = runtime.write("reset", request)
         return DeleteOut(deleted=result.deleted, sources=list(result.sources))
 
     if web:

@@ -240,9 +240,15 @@ class WriterLoop:
         return job.future
 
     def _apply_batches(self) -> None:
+        from .spool import Spool
+
+        spool = Spool(self.service.index_dir)  # writes handed over by reader processes
         while not self._stop.is_set():
+            if spool.pending() and spool.process(self.service):
+                self._jobs_since_optimize += 1
+                self._last_job = time.monotonic()
             try:
-                first = self._queue.get(timeout=0.5)
+                first = self._queue.get(timeout=0.25)
             except queue.Empty:
                 self._maybe_optimize(idle=True)
                 continue
