@@ -31,6 +31,17 @@ class SourceFile:
 
 
 @dataclass(frozen=True)
+class ParseContext:
+    """What a parser may know beyond one file's bytes: the indexed root the file lies under.
+
+    Parsers that expand includes (Markdown snippets, reST ``include``/``literalinclude``)
+    read other files only inside ``root``; parsed without a context, they expand nothing.
+    """
+
+    root: Path
+
+
+@dataclass(frozen=True)
 class Block:
     """One structural unit of a parsed document (a heading, a paragraph, a code fence…).
 

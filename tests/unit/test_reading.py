@@ -103,3 +103,20 @@ def test_list_documents_pages_on_root_and_path(shelf, tmp_path, write):
     assert [(d.path, d.root) for d in first.documents + second.documents] == [
         ("same.md", str((tmp_path / "one").resolve())), ("same.md", str((tmp_path / "two").resolve()))]
     assert (first.total, second.total, second.next_cursor) == (2, 2, None)
+
+
+def test_document_dates_are_days_at_index_time_and_filters_compare_days(shelf, tmp_path, write):
+    docs = tmp_path / "docs"
+    write(docs, "late.md", "---\ndate: 2024-01-05T23:30:00+01:00\n---\n# Late\n\nzeppelin landed late at night")
+    write(docs, "plain.md", "---\ndate: 2024-01-06\n---\n# Plain\n\nplain zeppelin report of the day")
+    write(docs, "vague.md", "---\ndate: yesterday\n---\n# Vague\n\nsome zeppelin sighting, date unknown")
+    shelf.index([docs])
+    assert {p: shelf.find_document(p).date for p in ("late.md", "plain.md", "vague.md")} == {
+        "late.md": "2024-01-05", "plain.md": "2024-01-06", "vague.md": None}
+
+    def found(**dates: str) -> list[str]:
+        return sorted(h.path for h in shelf.search(SearchRequest(query="zeppelin", mode="keyword", **dates)).hits)
+
+    assert found(date_from="2024-01-05T12:00:00Z") == ["late.md", "plain.md"]
+    assert found(date_to="2024-01-05T00:00:00-05:00") == ["late.md"]
+    assert found() == ["late.md", "plain.md", "vague.md"]

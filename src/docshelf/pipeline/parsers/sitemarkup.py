@@ -1,0 +1,156 @@
+"""Documentation-site markup on top of Markdown, turned into what a reader sees.
+
+MkDocs (Material, pymdownx), Docusaurus/MDX, VitePress and Hugo extend Markdown with
+syntax that a plain CommonMark parser misreads: an admonition's indented body becomes a
+code block, ``{ #id }`` stays in a heading's title, ``import`` lines of MDX become prose.
+This module rewrites such lines before the Markdown parser runs, line for line (a
+dropped line becomes blank), so every line keeps its number and citations stay exact:
+
+- heading attributes ``## Title { #id .class key=val }`` (attr_list) → ``## Title``; the
+  same lists after links/images and on lines of their own are dropped;
+- admonitions ``!!! note "Title"``, ``??? tip``, ``???+ warning`` → ``Title:`` / ``Tip:``,
+  with their indented bodies dedented; content tabs ``=== "Tab"`` → ``Tab:`` likewise;
+- ``:::tip Title`` … ``:::`` (Docusaurus, VitePress) → ``Tip: Title`` and a blank line;
+  GitHub's ``> [!NOTE]`` → ``> Note:``;
+- MDX ``import``/``export`` statements (also multi-line) → blank;
+- Hugo shortcode delimiters ``{{< name >}}``/``{{% name %}}`` → dropped, the text between
+  them kept; ``{{< highlight go >}}`` … ``{{< /highlight >}}`` becomes a fenced block.
+
+Nothing inside a code fence is touched.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .snippets import FenceTracker, Numbered
+
+_ATTR = r"""(?:[#.][\w:-]+|[\w:-]+=(?:"[^"]*"|'[^']*'|[^\s}]+))"""
+ATTR_LIST = rf"\{{:?\s*{_ATTR}(?:\s+{_ATTR})*\s*\}}"
+_HEADING_ATTRS = re.compile(rf"\s*{ATTR_LIST}\s*$")
+_INLINE_ATTRS = re.compile(rf"(?<=[)\]`*]){ATTR_LIST}")
+_ATTR_LINE = re.compile(rf"^\s*{ATTR_LIST}\s*$")
+_ATX = re.compile(r"^\s{0,3}#{1,6}(?:\s|$)")
+_ADMONITION = re.compile(r'^(?P<indent>\s*)(?:!!!|\?\?\?\+?)\s*(?P<kind>[\w-]+)(?:\s+[\w-]+)*\s*(?:"(?P<title>[^"]*)")?\s*$')
+_TAB = re.compile(r'^(?P<indent>\s*)===[!+]?\s+"(?P<title>[^"]*)"\s*$')
+_COLON_OPEN = re.compile(r"^(?P<indent>\s*)(?P<colons>:{3,})\s*(?P<kind>[A-Za-z][\w-]*)\s*(?:\[(?P<bracket>[^\]]*)\]|(?P<title>.*?))\s*$")
+_COLON_CLOSE = re.compile(r"^\s*:{3,}\s*$")
+_GITHUB_ALERT = re.compile(r"^(?P<lead>\s*>\s*)\[!(?P<kind>[A-Za-z]+)\]\s*$")
+_IMPORT_ONE = re.compile(r"""^import\s+(?:type\s+)?(?:[\w*{}\s,$]+\s+from\s+)?(["'])[^"']+\1\s*;?\s*$""")
+_IMPORT_OPEN = re.compile(r"^import\s+(?:type\s+)?(?:[\w$]+\s*,\s*)?\{[^}]*$")
+_EXPORT = re.compile(r"^export\s+(?:default\s|const\s|let\s|var\s|function\s|class\s|async\s+function\s|\{)")
+_SHORTCODE = re.compile(r"\{\{[<%](?!/\*)\s*(?P<close>/)?\s*(?P<name>[\w./-]+)(?P<args>.*?)\s*[>%]\}\}")
+_SHORTCODE_ESCAPED = re.compile(r"\{\{([<%])/\*(.*?)\*/([>%])\}\}")
+
+
+def strip_heading_attrs(text: str) -> str:
+    """``Use CORS { #use-cors }`` → ``Use CORS`` (attr_list syntax at the end of a heading)."""
+    return _HEADING_ATTRS.sub("", text)
+
+
+def normalize_markup(lines: Numbered) -> Numbered:
+    """The same lines, site markup rewritten as a reader sees it (see the module docstring)."""
+    out: Numbered = []
+    fences = FenceTracker()
+    bodies: list[int] = []  # absolute indents of the open admonition/tab bodies
+    skip_until: re.Pattern[str] | None = None
+    depth = 0  # bracket depth of an open multi-line MDX statement
+    for text, number in lines:
+        if skip_until is not None or depth > 0:  # inside a multi-line MDX import/export
+            if skip_until is not None and skip_until.search(text):
+                skip_until = None
+            depth = max(0, depth + _bracket_balance(text)) if depth > 0 else depth
+            out.append(("", number))
+            continue
+        lead = len(text) - len(text.lstrip(" \t"))
+        text = text[:lead].expandtabs(4) + text[lead:]
+        if text.strip():
+            indent = len(text) - len(text.lstrip(" "))
+            while bodies and indent < bodies[-1]:
+                bodies.pop()
+            if bodies:
+                text = text[bodies[-1] :]
+        if fences.feed(text):
+            out.append((text, number))
+            continue
+        rewritten = _rewrite(text, bodies)
+        if isinstance(rewritten, tuple):
+            rewritten, skip_until, depth = rewritten
+        out.append((rewritten, number))
+    return _hugo_highlight(out)
+
+
+def _rewrite(text: str, bodies: list[int]):
+    """One line outside fences; opening an admonition or tab pushes its body indent."""
+    base = bodies[-1] if bodies else 0
+    match = _ADMONITION.match(text)
+    if match:
+        bodies.append(base + len(match.group("indent")) + 4)
+        title = match.group("title")
+        label = match.group("kind").replace("-", " ").capitalize() if title is None else title.strip()
+        return match.group("indent") + label + ":" if label else ""
+    match = _TAB.match(text)
+    if match:
+        bodies.append(base + len(match.group("indent")) + 4)
+        return match.group("indent") + match.group("title").strip() + ":"
+    if _COLON_CLOSE.match(text):
+        return ""
+    match = _COLON_OPEN.match(text)
+    if match:
+        title = (match.group("bracket") or match.group("title") or "").strip()
+        label = match.group("kind").replace("-", " ").capitalize() + ":"
+        return match.group("indent") + (f"{label} {title}" if title else label)
+    match = _GITHUB_ALERT.match(text)
+    if match:
+        return match.group("lead") + match.group("kind").capitalize() + ":"
+    if not bodies:  # MDX statements live at the top level only
+        if _IMPORT_ONE.match(text):
+            return ""
+        if _IMPORT_OPEN.match(text):
+            return "", re.compile(r"""["']\s*;?\s*$"""), 0
+        if _EXPORT.match(text):
+            balance = _bracket_balance(text)
+            return "", None, max(0, balance)
+    if _ATTR_LINE.match(text):
+        return ""
+    if _ATX.match(text):
+        text = strip_heading_attrs(text)
+    text = _INLINE_ATTRS.sub("", text)
+    if "{{" in text:
+        text = _shortcodes(text)
+    return text
+
+
+def _bracket_balance(text: str) -> int:
+    return sum(text.count(c) for c in "{[(") - sum(text.count(c) for c in "}])")
+
+
+def _shortcodes(text: str) -> str:
+    """Drop Hugo shortcode delimiters (keeping a highlight's language as a marker), unescape ``{{</* */>}}``."""
+
+    def replace(match: re.Match[str]) -> str:
+        if match.group("name") == "highlight":
+            if match.group("close"):
+                return "\x00/highlight\x00"
+            language = (match.group("args").split() or [""])[0].strip("\"'")
+            return f"\x00highlight {language}\x00"
+        return ""
+
+    text = _SHORTCODE.sub(replace, text)
+    text = _SHORTCODE_ESCAPED.sub(lambda m: "{{" + m.group(1) + m.group(2) + m.group(3) + "}}", text)
+    return text if text.strip() else ""
+
+
+def _hugo_highlight(lines: Numbered) -> Numbered:
+    """Turn the highlight markers left by :func:`_shortcodes` into fence lines."""
+    out: Numbered = []
+    for text, number in lines:
+        if "\x00" not in text:
+            out.append((text, number))
+            continue
+        marker = re.search(r"\x00(/?)highlight ?([^\x00]*)\x00", text)
+        if marker and not text.replace(marker.group(0), "").strip():
+            out.append(("```" + ("" if marker.group(1) else marker.group(2)), number))
+        else:
+            out.append((re.sub(r"\x00[^\x00]*\x00", "", text), number))
+    return out
