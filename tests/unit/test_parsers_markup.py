@@ -244,3 +244,25 @@ def test_a_parser_without_a_context_parameter_still_works_with_one(tmp_path: Pat
 
     registry = ParserRegistry([OldStyle()])
     assert registry.parse(tmp_path / "a.old", b"", ParseContext(tmp_path)).title == "a"
+
+
+def test_myst_directives_and_mkdocstrings(tmp_path: Path) -> None:
+    doc = parse(tmp_path / "myst.md", (
+        "# API\n\n"
+        "```{note}\n:class: dropdown\nTokens expire.\n```\n\n"
+        "````{admonition} Rotate often\nSee below.\n\n```python\nrotate()\n```\n````\n\n"
+        "```{code-block} python\n:linenos:\n\nprint('hi')\n```\n\n"
+        "```{toctree}\n:maxdepth: 2\n\nintro\n```\n\n"
+        ":::{tip}\nColon fence.\n:::\n\n"
+        "::: acme.client.Client\n    options:\n      show_source: false\n\n"
+        "After.\n"
+    ))
+    assert blocks(doc)[1:] == [
+        ("paragraph", "Note:", ("API",), 3, 3),
+        ("paragraph", "Tokens expire.", ("API",), 5, 5),
+        ("paragraph", "Rotate often:\nSee below.", ("API",), 8, 9),
+        ("code", "```python\nrotate()\n```", ("API",), 11, 13),
+        ("code", "```python\n\n\nprint('hi')\n```", ("API",), 16, 20),  # the option line is blanked
+        ("paragraph", "Tip:\nColon fence.", ("API",), 28, 29),
+        ("paragraph", "After.", ("API",), 36, 36),
+    ]

@@ -196,3 +196,20 @@ def test_real_sphinx_page_from_the_coverage_docs() -> None:
         if block.kind != "code":
             assert last_word in cited, (block, cited)
     assert sum(b.kind == "code" for b in doc.blocks) >= 8
+
+
+def test_refs_to_sections_of_the_same_page_read_as_their_titles(tmp_path: Path) -> None:
+    doc = parse(tmp_path / "refs.rst", (
+        ".. _top:\n\nGuide\n=====\n\nSee :ref:`install-label` and :ref:`elsewhere`.\n\n"
+        ".. _Install-Label:\n.. _setup:\n\nInstall ``acme``\n----------------\n\nBack to :ref:`setup`.\n"
+    ))
+    assert [b.text for b in doc.blocks] == [
+        "Guide", "See Install acme and elsewhere.", "Install `acme`", "Back to Install acme."]
+
+
+def test_sphinx_sources_named_txt_are_read_as_rst(tmp_path: Path) -> None:
+    source = ".. _topics-http:\n\nRequests\n========\n\nSee :class:`~django.http.HttpRequest`.\n"
+    doc = parse(tmp_path / "request-response.txt", source)
+    assert (doc.format, [b.text for b in doc.blocks]) == ("rst", ["Requests", "See HttpRequest."])
+    plain = parse(tmp_path / "notes.txt", "Notes\n=====\n\nJust text with one :func:`x` mention.\n")
+    assert plain.format == "text"

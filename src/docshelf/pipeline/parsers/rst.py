@@ -32,6 +32,7 @@ _ADORNMENT = re.compile(r"^([!-/:-@\[-`{-~])\1{2,}\s*$")
 _DIRECTIVE = re.compile(r"^\.\.\s+(?P<name>[\w:.+-]+?)::(?:\s+(?P<arg>.*?))?\s*$")
 _SUBST_DEF = re.compile(r"^\.\.\s+\|(?P<sub>[^|]+)\|\s+(?P<name>[\w:.+-]+)::\s*(?P<arg>.*?)\s*$")
 _FOOTNOTE = re.compile(r"^\.\.\s+\[(?:\d+|#[\w-]*|\*|[A-Za-z][\w.-]*)\]\s*(?P<text>.*)$")
+_TARGET = re.compile(r"^\.\.\s+_(?P<label>[^:`]+|`[^`]+`):\s*$")
 _OPTION = re.compile(r"^:(?P<name>[\w-]+):(?:\s+(?P<value>.*))?$")
 _BULLET = re.compile(r"^(?P<marker>[-*+•‣⁃])(?:\s+|$)")
 _ENUM = re.compile(r"^(?P<marker>(?:\d+|[A-Za-z]|#|[ivxlcdmIVXLCDM]+)[.)]|\((?:\d+|[A-Za-z]|#)\))(?:\s+|$)")
@@ -92,7 +93,7 @@ class RstParser:
         includes = Includes(context, path)
         numbered = _expand_includes([(line.expandtabs(8), i + 1) for i, line in enumerate(text.split("\n"))],
                                     includes, path, 0)
-        reader = _Reader(path, _substitutions(numbered))
+        reader = _Reader(path, _substitutions(numbered), _section_labels(numbered))
         blocks = reader.body(numbered, top=True)
         meta: dict[str, object] = {"format": "rst"}
         if reader.tags:
@@ -112,10 +113,31 @@ def _substitutions(lines: Numbered) -> dict[str, str]:
     return out
 
 
+def _section_labels(lines: Numbered) -> dict[str, str]:
+    """``.. _label:`` targets that stand right above a section title → that title (lower-case labels)."""
+    out: dict[str, str] = {}
+    pending: list[str] = []
+    for i, (text, _) in enumerate(lines):
+        target = _TARGET.match(text)
+        if target:
+            pending.append(target.group("label").strip().strip("`").lower())
+            continue
+        if not text.strip() or not pending:
+            continue
+        nxt = lines[i + 1][0] if i + 1 < len(lines) else ""
+        after = lines[i + 2][0] if i + 2 < len(lines) else ""
+        title = nxt.strip() if _ADORNMENT.match(text) and _ADORNMENT.match(after) else text.strip()
+        if _ADORNMENT.match(nxt) or (_ADORNMENT.match(text) and _ADORNMENT.match(after)):
+            out.update({label: inline_text(title).replace("`", "") for label in pending})
+        pending = []
+    return out
+
+
 class _Reader:
-    def __init__(self, path: Path, substitutions: dict[str, str]) -> None:
+    def __init__(self, path: Path, substitutions: dict[str, str], refs: dict[str, str]) -> None:
         self.path = path
         self.subs = substitutions
+        self.refs = refs
         self.styles: list[tuple[str, bool]] = []
         self.headings = HeadingStack()
         self.language = ""
@@ -387,7 +409,7 @@ class _Reader:
 
     # -- helpers ---------------------------------------------------------------------------
     def _inline(self, text: str) -> str:
-        return inline_text(text, self.subs)
+        return inline_text(text, self.subs, self.refs)
 
     def _block(self, kind: BlockKind, text: str, lines: Numbered) -> Block:
         numbers = [n for t, n in lines if t.strip()] or [n for _, n in lines]

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import re
 
-_ROLE = re.compile(r"(?<![\w`])(?::(?P<role>[\w.+:-]+):)`(?P<body>(?:[^`\\]|\\.)+)`(?!`)")
-_SUFFIX_ROLE = re.compile(r"(?<![\w`])`(?P<body>(?:[^`\\]|\\.)+)`:(?P<role>[\w.+:-]+):")
+_ROLE = re.compile(r"(?<![\w`])(?::(?P<role>[\w.+:-]+):)`(?P<body>(?:[^`\\]|\\.){1,300})`(?!`)")
+_SUFFIX_ROLE = re.compile(r"(?<![\w`])`(?P<body>(?:[^`\\]|\\.){1,300})`:(?P<role>[\w.+:-]+):")
 _LITERAL = re.compile(r"``(?P<body>[^`]+(?:`[^`]+)*)``")
-_LINK = re.compile(r"(?<![\w`])`(?P<body>(?:[^`\\]|\\.)+)`__?(?![\w])")
-_INTERPRETED = re.compile(r"(?<![\w`:])`(?P<body>(?:[^`\\]|\\.)+)`(?![\w`_:])")
+_LINK = re.compile(r"(?<![\w`])`(?P<body>(?:[^`\\]|\\.){1,300})`__?(?![\w])")
+_INTERPRETED = re.compile(r"(?<![\w`:])`(?P<body>(?:[^`\\]|\\.){1,300})`(?![\w`_:])")
 _TITLE_TARGET = re.compile(r"^(?P<title>.*?)\s*<(?P<target>[^<>]+)>$", re.S)
 _FOOTNOTE_REF = re.compile(r"\s?\[(?:\d+|#[\w-]*|\*|[A-Za-z][\w.-]*)\]_(?![\w])")
 _SUBSTITUTION = re.compile(r"\|(?P<name>[^|\s](?:[^|]*[^|\s])?)\|(?:__?)?(?![\w])")
@@ -21,12 +21,14 @@ _ESCAPE = re.compile(r"\\(.)")
 _TITLED_ROLES = {"pep": "PEP {}", "rfc": "RFC {}"}
 
 
-def _role_text(role: str, body: str) -> str:
+def _role_text(role: str, body: str, refs: dict[str, str] | None = None) -> str:
     body = body.replace("\\`", "`")
     base = role.rsplit(":", 1)[-1]
     match = _TITLE_TARGET.match(body)
     if match and match.group("title"):
         return match.group("title")
+    if base == "ref" and refs and body.strip().lower() in refs:  # a label above a section: its title
+        return refs[body.strip().lower()]
     if base in _TITLED_ROLES:
         return _TITLED_ROLES[base].format(body)
     if base in ("math", "kbd", "guilabel", "menuselection", "file", "samp", "command", "program",
@@ -39,8 +41,12 @@ def _role_text(role: str, body: str) -> str:
     return body
 
 
-def inline_text(text: str, substitutions: dict[str, str] | None = None) -> str:
-    """``text`` with inline reST markup resolved as it renders (see the module docstring)."""
+def inline_text(text: str, substitutions: dict[str, str] | None = None, refs: dict[str, str] | None = None) -> str:
+    """``text`` with inline reST markup resolved as it renders (see the module docstring).
+
+    ``refs`` maps lower-case target labels to the section titles they stand above, so a
+    ``:ref:`label``` to a section of the same page reads as that section's title.
+    """
     if not any(c in text for c in "`|_\\"):
         return text
     literals: list[str] = []
@@ -50,7 +56,7 @@ def inline_text(text: str, substitutions: dict[str, str] | None = None) -> str:
         return f"\x00{len(literals) - 1}\x00"
 
     text = _LITERAL.sub(keep_literal, text)
-    text = _ROLE.sub(lambda m: _role_text(m.group("role"), m.group("body")), text)
+    text = _ROLE.sub(lambda m: _role_text(m.group("role"), m.group("body"), refs), text)
     text = _SUFFIX_ROLE.sub(lambda m: _role_text(m.group("role"), m.group("body")), text)
     text = _LINK.sub(lambda m: _link_text(m.group("body")), text)
     text = _INTERPRETED.sub(lambda m: _role_text("any", m.group("body")), text)

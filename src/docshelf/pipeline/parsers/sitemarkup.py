@@ -55,7 +55,13 @@ def normalize_markup(lines: Numbered) -> Numbered:
     bodies: list[int] = []  # absolute indents of the open admonition/tab bodies
     skip_until: re.Pattern[str] | None = None
     depth = 0  # bracket depth of an open multi-line MDX statement
+    myst = _Myst()
     for text, number in lines:
+        if myst.consumes(text, in_fence=fences.marker is not None):
+            if myst.code:  # "```{code-block} python" became "```python": a fence to follow
+                fences.feed(myst.rewritten)
+            out.append((myst.rewritten, number))
+            continue
         if skip_until is not None or depth > 0:  # inside a multi-line MDX import/export
             if skip_until is not None and skip_until.search(text):
                 skip_until = None
@@ -119,6 +125,90 @@ def _rewrite(text: str, bodies: list[int]):
     if "{{" in text:
         text = _shortcodes(text)
     return text
+
+
+class _Myst:
+    """MyST directive fences (Sphinx + Markdown) and mkdocstrings' ``::: module`` lines.
+
+    ````` ```{note} ````` … ````` ``` ````` (or ``:::{note}`` … ``:::``) reads ``Note:`` and its
+    content; ``{admonition} Title`` reads ``Title:``; ``{code-block} python`` becomes a plain
+    ``python`` fence; ``{toctree}``, ``{automodule}``, ``{eval-rst}`` and the like are dropped
+    whole, as is ``::: package.module`` with its indented options. Directive options
+    (``:class: tip``) right after an opener are dropped.
+    """
+
+    def __init__(self) -> None:
+        self.open: list[str] = []  # closing markers of the open prose directives
+        self.dropping: str | None = None  # closing marker of a dropped directive
+        self.options = False  # just after an opener: ":key: value" lines are options
+        self.skip_indent: int | None = None  # inside a mkdocstrings options block
+        self.rewritten = ""
+        self.code = False
+
+    def consumes(self, text: str, *, in_fence: bool) -> bool:
+        """True when ``text`` belongs to MyST markup; ``rewritten`` is then what replaces it."""
+        self.rewritten, self.code = "", False
+        stripped = text.strip()
+        if in_fence:  # only a code directive's options can follow inside its fence
+            self.options = self.options and bool(_MYST_OPTION.match(stripped))
+            return self.options
+        if self.skip_indent is not None:
+            if not stripped or len(text) - len(text.lstrip()) > self.skip_indent:
+                return True
+            self.skip_indent = None
+        if self.dropping is not None:
+            if _closes(stripped, self.dropping):
+                self.dropping = None
+            return True
+        if self.options and _MYST_OPTION.match(stripped):
+            return True
+        self.options = False
+        if self.open and _closes(stripped, self.open[-1]):
+            self.open.pop()
+            return True
+        match = _MYST_OPEN.match(text)
+        if match:
+            return self._opener(match)
+        match = _MKDOCSTRINGS.match(text)
+        if match and ("." in match.group("ident") or match.group("ident").lower() not in COLON_KINDS):
+            self.skip_indent = len(match.group("indent"))
+            return True
+        return False
+
+    def _opener(self, match: re.Match[str]) -> bool:
+        fence, name, arg = match.group("fence"), match.group("name").lower(), match.group("arg").strip()
+        base = name.split(":")[-1]
+        if base in _MYST_CODE:
+            if fence[0] == ":":
+                return False
+            self.rewritten = match.group("indent") + fence + (arg.split() or [""])[0]
+            self.options = self.code = True
+            return True
+        if base in _MYST_DROP or base.startswith("auto"):
+            self.dropping = fence
+            return True
+        label = arg if arg and base in _MYST_TITLED else base.replace("-", " ").capitalize()
+        self.rewritten = match.group("indent") + label + ":" if label else ""
+        self.open.append(fence)
+        self.options = True
+        return True
+
+
+def _closes(stripped: str, fence: str) -> bool:
+    return bool(stripped) and stripped[0] == fence[0] and set(stripped) == {fence[0]} and len(stripped) >= len(fence)
+
+
+_MYST_OPEN = re.compile(r"^(?P<indent>\s*)(?P<fence>`{3,}|~{3,}|:{3,})\{(?P<name>[\w:.-]+)\}(?P<arg>.*)$")
+_MYST_OPTION = re.compile(r"^:[\w-]+:(?:\s.*)?$")
+_MKDOCSTRINGS = re.compile(r"^(?P<indent>\s*):::\s+(?P<ident>[\w.]+)\s*$")
+_MYST_CODE = {"code-block", "code", "sourcecode", "code-cell", "literalinclude"}
+_MYST_DROP = {"toctree", "eval-rst", "contents", "index", "image", "raw", "include", "mermaid", "graphviz",
+              "glue", "bibliography", "currentmodule", "module", "tabularcolumns", "list-table"}
+_MYST_TITLED = {"admonition", "topic", "sidebar", "dropdown", "tab-item", "card", "grid-item-card", "rubric"}
+COLON_KINDS = {"note", "tip", "info", "warning", "danger", "caution", "important", "success", "details",
+               "seealso", "attention", "hint", "error", "example", "question", "quote", "abstract", "summary",
+               "bug", "failure", "todo", "admonition", "dropdown", "tab-set", "tab-item", "card", "grid",
+               "grid-item", "warn", "secondary", "tldr"}
 
 
 def _bracket_balance(text: str) -> int:
