@@ -15,8 +15,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from filelock import FileLock, Timeout
-
 from .config import Settings
 from .documents import reassemble, resolve_note, select
 from .errors import ConfigError, EmbedderMismatch, IndexLocked, IndexNotFound, NotFound, StoreError
@@ -27,7 +25,6 @@ from .requests import DocumentListRequest, DocumentRequest, SearchRequest, encod
 log = logging.getLogger(__name__)
 
 SCHEMA_VERSION = 2  # 2: document records carry frontmatter aliases
-LOCK_FILE = "writer.lock"
 
 
 @dataclass(frozen=True)
@@ -131,13 +128,16 @@ class Docshelf:
 
         self.settings = settings
         self.index_dir = Path(settings.index_dir).expanduser()
-        if not create and store is None and not index_exists(self.index_dir):
+        if not create and store is None and not index_exists(self.index_dir, settings.store):
             raise IndexNotFound(
                 f"no index at {self.index_dir} yet: run `docshelf index PATH` to make one "
                 "(or point --index-dir at an existing index)"
             )
         self.embedder = embedder or embedder_from_settings(settings)
-        self.store = store or open_store(self.index_dir, self.embedder.dimensions)
+        self.store = store or open_store(
+            self.index_dir, self.embedder.dimensions, settings.store,
+            read_url=settings.store_read_url, api_key=settings.store_api_key,
+        )
         if not rebuild:
             self._check_manifest()
         self.registry = default_registry()
@@ -150,7 +150,7 @@ class Docshelf:
             reranker=_reranker(settings),
         )
         self.wait_for_model = True  # servers set False so a search never blocks on a model load
-        self._lock = FileLock(str(self.index_dir / LOCK_FILE))
+        self._lock = self.store.writer_lock()
 
     @classmethod
     def from_settings(cls, settings: Settings) -> Docshelf:
@@ -189,7 +189,7 @@ class Docshelf:
         else:
             what, now = f"{part} {have}", f"{want}"
         return (
-            f"the index at {self.index_dir} was built with {what}, but this run uses {now}. "
+            f"the index at {self.location} was built with {what}, but this run uses {now}. "
             f"Re-index with `docshelf index --force` to rebuild it for the new settings, "
             f"or point --index-dir elsewhere, or go back to the settings it was built with."
         )
@@ -207,30 +207,34 @@ class Docshelf:
     # -- writing ----------------------------------------------------------------------------
     @contextmanager
     def writer(self, timeout: float = 0) -> Iterator[None]:
-        """Hold the index's writer lock: one writing process at a time, across processes."""
-        try:
-            self._lock.acquire(timeout=timeout)
-        except Timeout as exc:
+        """Hold the index's writer lock (the store's): one writing process at a time, across
+        processes and servers."""
+        if not self._lock.acquire(timeout=timeout):
             raise IndexLocked(
-                f"another docshelf process is writing the index at {self.index_dir}; "
+                f"another docshelf process is writing the index at {self.location}; "
                 "wait for it to finish (a running `docshelf serve` keeps it up to date itself)"
-            ) from exc
+            )
         try:
             yield
         finally:
             self._lock.release()
 
     def try_become_writer(self) -> bool:
-        try:
-            self._lock.acquire(timeout=0)
-            return True
-        except Timeout:
-            return False
+        return self._lock.acquire(timeout=0)
 
     def release_writer(self) -> None:
         """Give up the writer lock taken by ``try_become_writer`` (another process may take it)."""
-        if self._lock.is_locked:
+        if self._lock.held:
             self._lock.release(force=True)
+
+    @property
+    def location(self) -> str:
+        """Where the index lives: the embedded folder, or the server URL without its password."""
+        import re
+
+        if self.settings.store and "://" in self.settings.store:
+            return re.sub(r"://([^:/@]+):[^@]*@", r"://\1:***@", self.settings.store)
+        return str(self.index_dir)
 
     def index(
         self,
@@ -379,6 +383,29 @@ class Docshelf:
             manifest["last_indexed_at"] = time.time()
             self.store.write_manifest(manifest)
         return report
+
+    def migrate_to(self, location: str, *, sample: int = 20, progress: Any = None, lock_timeout: float = 10):
+        """Copy this index (chunks, vectors, records, manifest) into another store; see ``migrate``."""
+        from .migrate import migrate
+        from .stores import backend_of, open_store
+
+        if (location or None) == (self.settings.store or None) and backend_of(location) != "lancedb":
+            raise ConfigError("the target is the store this index already uses; name another one with --to")
+        target = open_store(
+            self.index_dir, self.embedder.dimensions, location,
+            read_url=None, api_key=self.settings.store_api_key,
+        )
+        lock = target.writer_lock()
+        if not lock.acquire(timeout=lock_timeout):
+            raise IndexLocked(f"another docshelf process is writing {location}; stop it or wait, then migrate again")
+        try:
+            return migrate(self.store, target, source_name=self.location, target_name=location, sample=sample,
+                           progress=progress)
+        finally:
+            lock.release(force=True)
+            close = getattr(target, "close", None)
+            if close:
+                close()
 
     # -- push ingest (records built elsewhere; see ingest.py) ---------------------------------
     def _ingestor(self) -> Any:
@@ -620,8 +647,8 @@ class Docshelf:
         records = self.store.records()
         manifest = self.store.read_manifest() or {}
         return IndexStatus(
-            index_dir=str(self.index_dir), model=self.embedder.model_id, dimensions=self.embedder.dimensions,
-            model_loaded=self.embedder.loaded, store="lancedb", roots=tuple(str(r) for r in self.roots),
+            index_dir=self.location, model=self.embedder.model_id, dimensions=self.embedder.dimensions,
+            model_loaded=self.embedder.loaded, store=getattr(self.store, "name", "lancedb"), roots=tuple(str(r) for r in self.roots),
             documents=sum(1 for r in records if r.status == "indexed"), chunks=self.store.count_chunks(),
             failed={r.path: r.error for r in records if r.status == "failed"}, collections=tuple(self.collections()),
             last_indexed_at=manifest.get("last_indexed_at"),

@@ -19,7 +19,7 @@ from ..requests import DocumentListRequest, DocumentRequest, SearchRequest
 from .cli_app import app, err, out
 from .cli_app import print_json as _print_json
 from .cli_app import service as _service
-from .output import citation
+from .output import citation, to_jsonable
 
 __all__ = ["app", "main"]
 
@@ -232,6 +232,31 @@ def roots_remove(path: Annotated[Path, typer.Argument(help="The root to forget, 
     """Forget a root and delete its documents from the index (the files are not touched)."""
     info = _service().remove_root(path)
     out.print(f"Removed {escape(info.path)} and its {info.documents + info.failed} documents from the index.")
+
+
+@app.command()
+def migrate(
+    to: Annotated[str, typer.Option("--to", help="Target store: postgresql://…, qdrant://…, qdrant+https://… or a folder (embedded).")],
+    sample: Annotated[int, typer.Option("--sample", help="Searches to compare between the stores at the end.")] = 20,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+) -> None:
+    """Copy the index (vectors included, no re-embedding) to another store; resumable, verified at the end."""
+    report = _service().migrate_to(to, sample=sample)
+    if as_json:
+        _print_json({**to_jsonable(report), "ok": report.ok})
+    else:
+        out.print(
+            f"Copied {report.copied} documents ({report.chunks} chunks), skipped {report.skipped} already there, "
+            f"removed {report.removed}; {report.target_chunks}/{report.source_chunks} chunks on the target."
+        )
+        out.print(
+            f"Sample of {report.searches}: {report.vector_self_found} found by their vector, "
+            f"{report.keyword_self_found} by their words; top-10 overlap {report.vector_overlap:.2f}."
+        )
+        for problem in report.problems:
+            err.print(f"[red]problem:[/] {escape(problem)}")
+    if not report.ok:
+        raise typer.Exit(1)
 
 
 def _register_more_commands() -> None:
