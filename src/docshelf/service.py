@@ -156,6 +156,18 @@ class Docshelf:
     def from_settings(cls, settings: Settings) -> Docshelf:
         return cls(settings)
 
+    @classmethod
+    def plan(cls, settings: Settings, paths: Sequence[Path] | None = None, **options: Any) -> IndexReport:
+        """What ``index(paths)`` would do (a dry run), creating nothing, even when there is no index yet."""
+        import tempfile
+
+        from .stores import index_exists
+
+        if index_exists(Path(settings.index_dir).expanduser()):
+            return cls(settings, create=False).index(paths, dry_run=True, **options)
+        with tempfile.TemporaryDirectory(prefix="docshelf-plan-") as scratch:  # an empty index: all is new
+            return cls(settings.model_copy(update={"index_dir": Path(scratch)})).index(paths, dry_run=True, **options)
+
     # -- identity -------------------------------------------------------------------------
     @property
     def chunk_tokens(self) -> int:
