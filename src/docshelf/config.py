@@ -96,6 +96,19 @@ class Settings(BaseSettings):
             sources.append(TomlConfigSettingsSource(settings_cls, toml_file=path))
         return tuple(sources)
 
+    def own_paths(self) -> list[Path]:
+        """What docshelf itself writes (the index folder, the log folder or file and its
+        rotations): discovery and the watcher never enter these, even inside a root."""
+        from .logs import BACKUPS, default_log_file
+
+        paths = [Path(self.index_dir).expanduser().resolve()]
+        if self.log_file is None:
+            paths.append(default_log_file().parent.resolve())
+        else:
+            log_file = Path(self.log_file).expanduser().resolve()
+            paths += [log_file] + [log_file.with_name(f"{log_file.name}.{i}") for i in range(1, BACKUPS + 1)]
+        return paths
+
     def collection_for(self, rel_path: str) -> tuple[str, str | None]:
         """The collection (and its doc_type, if the rule sets one) a relative path belongs to."""
         for rule in self.collections:

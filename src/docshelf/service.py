@@ -213,7 +213,7 @@ class Docshelf:
             manifest = self.store.read_manifest() or {**self._identity(), "created_at": time.time(), "roots": []}
             manifest.update(self._identity())
             for root in roots:
-                key = str(root if root.is_dir() else root.parent)
+                key = str(root)  # a file stays a file root: its siblings are not indexed
                 if key not in manifest["roots"]:
                     manifest["roots"].append(key)
             self.store.write_manifest(manifest)
@@ -226,12 +226,14 @@ class Docshelf:
             self.store.write_manifest(manifest)
         return report
 
-    def reindex_paths(self, root: Path, rel_paths: Sequence[str]) -> IndexReport:
-        """Re-index a few files of one root (the watcher's entry point); call as the writer."""
+    def reindex_paths(self, root: Path, rel_paths: Sequence[str], *, explicit: bool = False) -> IndexReport:
+        """Re-index a few paths of one root (the watcher's entry point); call as the writer.
+
+        ``explicit``: the paths are single-file roots (no ignore rules, no folder walk)."""
         from .pipeline.indexer import Indexer
 
         report = Indexer(self.settings, self.store, self.embedder, self.registry, self.chunker).run_paths(
-            root, rel_paths
+            root, rel_paths, explicit=explicit
         )
         if report.added or report.updated or report.removed or report.failed:
             manifest = self.store.read_manifest() or {**self._identity(), "created_at": time.time(), "roots": []}
