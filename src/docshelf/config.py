@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import platformdirs
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, TomlConfigSettingsSource
 
 from .errors import ConfigError
@@ -56,6 +56,19 @@ class Settings(BaseSettings):
     model: str = "all-MiniLM-L6-v2"
     embed_batch_size: int = 8
     embed_threads: int = 0
+    # Hosted or remote models (``ollama:MODEL``, ``openai:MODEL``, ``gemini:MODEL``); see embedders/hosted.py.
+    embed_url: str | None = None  # default: the provider's public URL (Ollama: http://127.0.0.1:11434)
+    embed_api_key: SecretStr | None = None  # else the provider's variable (OPENAI_API_KEY, GEMINI_API_KEY)
+    embed_dimensions: int | None = None  # output dimension to ask for (Gemini, OpenAI v3, Ollama)
+    embed_max_tokens: int | None = None  # chunk limit for a remote model (default 512)
+    embed_concurrency: int = 4  # batches in flight at once
+    embed_timeout: float = 60.0  # seconds per request
+    embed_retries: int = 5  # retries on 429/5xx/timeouts, with backoff honouring Retry-After
+    # Asymmetric models, local ones too (e5: "query: " / "passage: "; bge: its query instruction).
+    query_prefix: str = ""
+    document_prefix: str = ""
+    query_task: str | None = None  # Gemini task types; default RETRIEVAL_QUERY / RETRIEVAL_DOCUMENT
+    document_task: str | None = None
     chunk_tokens: int | None = None  # default: the model's limit
     chunk_overlap: int = 32
     max_file_bytes: int = 20_000_000

@@ -17,7 +17,7 @@ from typing import Any
 from filelock import FileLock, Timeout
 
 from .config import Settings
-from .errors import ConfigError, EmbedderMismatch, IndexLocked, InvalidQuery, NotFound
+from .errors import ConfigError, EmbedderMismatch, IndexLocked, IndexNotFound, InvalidQuery, NotFound
 from .models import Chunk, DocumentRecord, IndexReport, SearchFilters, SearchMode, SearchResult
 from .protocols import Embedder, Store
 
@@ -77,19 +77,27 @@ class Docshelf:
         embedder: Embedder | None = None,
         store: Store | None = None,
         rebuild: bool = False,
+        create: bool = True,
     ) -> None:
-        """``rebuild=True`` skips the manifest check: for ``index(force=True)``, which starts over."""
-        from .embedders import make_embedder
+        """``rebuild=True`` skips the manifest check: for ``index(force=True)``, which starts over.
+
+        ``create=False`` is for readers (search, get, status…): they never create an index,
+        and raise ``IndexNotFound`` saying how to make one when there is none yet.
+        """
+        from .embedders import embedder_from_settings
         from .pipeline.chunk import Chunker
         from .pipeline.parsers import default_registry
         from .search.engine import SearchOptions, Searcher
-        from .stores import open_store
+        from .stores import index_exists, open_store
 
         self.settings = settings
         self.index_dir = Path(settings.index_dir).expanduser()
-        self.embedder = embedder or make_embedder(
-            settings.model, batch_size=settings.embed_batch_size, threads=settings.embed_threads
-        )
+        if not create and store is None and not index_exists(self.index_dir):
+            raise IndexNotFound(
+                f"no index at {self.index_dir} yet: run `docshelf index PATH` to make one "
+                "(or point --index-dir at an existing index)"
+            )
+        self.embedder = embedder or embedder_from_settings(settings)
         self.store = store or open_store(self.index_dir, self.embedder.dimensions)
         if not rebuild:
             self._check_manifest()

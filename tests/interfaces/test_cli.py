@@ -27,6 +27,14 @@ def run(tmp_path, monkeypatch, capsys):
     return invoke
 
 
+@pytest.fixture
+def indexed(run, tmp_path, write):
+    """An index holding one document, so a test meets the error it is about, not "no index"."""
+    write(tmp_path / "docs", "guide.md", "# Guide\n\n## Tokens\n\nRotate the ingest token monthly.")
+    assert run("index", str(tmp_path / "docs"))[0] == 0
+    return tmp_path / "docs"
+
+
 def test_index_then_search_as_json(run, tmp_path, write):
     write(tmp_path / "docs", "guide.md", "# Guide\n\n## Tokens\n\nRotate the ingest token monthly.")
     code, out, err = run("index", str(tmp_path / "docs"), "--json")
@@ -58,17 +66,17 @@ def test_index_without_paths_or_roots_says_what_to_do(run):
     assert "no folders to index: pass a PATH (`docshelf index ~/docs`)" in err
 
 
-def test_empty_query_is_rejected(run):
+def test_empty_query_is_rejected(run, indexed):
     code, _, err = run("search", "   ")
     assert code == 1 and "the query is empty" in err
 
 
-def test_bad_mode_is_rejected(run):
+def test_bad_mode_is_rejected(run, indexed):
     code, _, err = run("search", "x", "--mode", "psychic")
     assert code == 1 and "unknown mode 'psychic'" in err
 
 
-def test_unknown_document_is_not_found(run):
+def test_unknown_document_is_not_found(run, indexed):
     code, _, err = run("get", "missing.md")
     assert code == 1 and "no indexed document at 'missing.md'" in err
 
@@ -133,3 +141,48 @@ def test_model_change_is_refused_until_index_force(run, tmp_path, write):
     assert json.loads(out)["added"] == ["a.md"]
     code, out, _ = run("--model", "fake-32", "search", "alpha", "--mode", "keyword", "--json")
     assert code == 0 and [h["path"] for h in json.loads(out)["hits"]] == ["a.md"]
+
+
+# -- found when tried as a new user would -------------------------------------------------
+def test_global_options_work_after_the_command(run, tmp_path, write):
+    write(tmp_path / "docs", "a.md", "# A\n\nalpha notes")
+    code, out, err = run("index", str(tmp_path / "docs"), "--index-dir", str(tmp_path / "other"), "--json")
+    assert (code, json.loads(out)["added"]) == (0, ["a.md"]), err
+    code, out, err = run("status", "--json", f"--index-dir={tmp_path / 'other'}", "-v")
+    assert (code, json.loads(out)["index_dir"], json.loads(out)["documents"]) == (0, str(tmp_path / "other"), 1)
+    assert not (tmp_path / "index").exists()  # the default index was never touched
+    # After `--`, the same words are arguments, not options.
+    code, _, err = run("search", "--index-dir", str(tmp_path / "other"), "--", "--model")
+    assert code == 0, err
+
+
+def test_version(run):
+    from docshelf import __version__
+
+    assert run("--version") == (0, f"docshelf {__version__}\n", "")
+
+
+@pytest.mark.parametrize("command", [("search", "alpha"), ("status",), ("documents",), ("get", "a.md")])
+def test_reads_before_any_index_say_so_and_create_nothing(run, tmp_path, command):
+    code, out, err = run(*command)
+    assert (code, out) == (1, "")
+    assert err.strip() == (f"Error: no index at {tmp_path / 'index'} yet: run `docshelf index PATH` to make one "
+                           "(or point --index-dir at an existing index)")
+    assert not (tmp_path / "index").exists()
+
+
+def test_doctor_warns_without_an_index_and_on_an_empty_one(run, tmp_path):
+    from docshelf.diagnostics import diagnose
+    from docshelf.config import load_settings
+    from docshelf.service import Docshelf
+
+    settings = load_settings(index_dir=tmp_path / "index", model="fake")
+    checks = {c.check: c for c in diagnose(settings)}
+    assert (checks["index"].status, checks["index"].detail) == (
+        "warn", f"no index at {tmp_path / 'index'} yet: run `docshelf index PATH` to make one")
+    assert checks["writer lock"].status == "ok" and not (tmp_path / "index").exists()
+    (tmp_path / "empty").mkdir()
+    Docshelf(settings).index([tmp_path / "empty"])
+    index = diagnose(settings)[0]
+    assert (index.status, index.detail) == ("warn", f"{tmp_path / 'index'}: 0 documents, 0 chunks, 0 failed; "
+                                                    "the index is empty: `docshelf index PATH` adds documents")

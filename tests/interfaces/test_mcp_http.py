@@ -6,6 +6,7 @@ import os
 import socket
 import subprocess
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import anyio
@@ -29,15 +30,21 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture
-def http_server(tmp_path: Path):
+def _env(tmp_path: Path, **extra: str) -> dict[str, str]:
+    """The server's environment: a private index, and no token unless ``extra`` sets one."""
+    env = {k: v for k, v in os.environ.items() if k != "DOCSHELF_TOKEN"}
+    return {**env, "DOCSHELF_INDEX_DIR": str(tmp_path / "index"), "DOCSHELF_CONFIG": os.devnull,
+            "DOCSHELF_LOG_FILE": str(tmp_path / "serve.log"), **extra}
+
+
+@contextmanager
+def _serving(tmp_path: Path, *args: str, env: dict[str, str]):
+    """Start ``docshelf serve --http`` on a free port, wait until it accepts, yield its URL."""
     docs = tmp_path / "docs"
     make_corpus(docs)
     port = _free_port()
-    env = {**os.environ, "DOCSHELF_INDEX_DIR": str(tmp_path / "index"), "DOCSHELF_CONFIG": os.devnull,
-           "DOCSHELF_LOG_FILE": str(tmp_path / "serve.log"), "DOCSHELF_TOKEN": TOKEN}
     with (tmp_path / "stderr.txt").open("w") as err:
-        proc = subprocess.Popen(docshelf_argv("serve", "--http", "--port", str(port), str(docs)), env=env,
+        proc = subprocess.Popen(docshelf_argv("serve", "--http", "--port", str(port), *args, str(docs)), env=env,
                                 stdout=subprocess.DEVNULL, stderr=err)
     url = f"http://127.0.0.1:{port}/mcp"
     deadline = time.monotonic() + 30
@@ -58,6 +65,12 @@ def http_server(tmp_path: Path):
             proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
             proc.kill()
+
+
+@pytest.fixture
+def http_server(tmp_path: Path):
+    with _serving(tmp_path, env=_env(tmp_path, DOCSHELF_TOKEN=TOKEN)) as url:
+        yield url
 
 
 def test_http_tools_with_token(http_server: str) -> None:
@@ -90,3 +103,22 @@ def test_http_rejects_missing_token_and_foreign_origin(http_server: str) -> None
         assert http.post(http_server, json=INIT, headers=rebound).status_code == 421
         local = {**JSON_HEADERS, **auth, "Origin": "http://localhost:3000"}
         assert http.post(http_server, json=INIT, headers=local).status_code == 200
+
+
+def test_non_loopback_without_token_refuses_to_start(tmp_path: Path) -> None:
+    """Before: only a logged warning, and the index was served to the whole network."""
+    argv = docshelf_argv("serve", "--http", "--host", "0.0.0.0", "--port", str(_free_port()), "--no-watch")
+    done = subprocess.run(argv, env=_env(tmp_path), capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr.strip() == (
+        "Error: refusing to serve on 0.0.0.0 without a token: anyone who can reach it could read the index. "
+        "Set --token (or DOCSHELF_TOKEN), bind to 127.0.0.1, or pass --insecure to serve without one.")
+    assert not (tmp_path / "index").exists()  # refused before anything was opened
+
+
+def test_insecure_serves_a_non_loopback_address_without_token(tmp_path: Path) -> None:
+    with _serving(tmp_path, "--host", "0.0.0.0", "--insecure", env=_env(tmp_path)) as url:
+        with httpx.Client(timeout=10) as http:
+            assert http.post(url, json=INIT, headers=JSON_HEADERS).status_code == 200
+    assert "NO TOKEN (--insecure): anyone who can reach this port can read the index" in (
+        tmp_path / "stderr.txt").read_text()

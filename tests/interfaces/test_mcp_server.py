@@ -340,14 +340,21 @@ def test_doctor_checks_everything(tmp_path: Path, corpus: Path) -> None:
     done = subprocess.run(docshelf_argv("doctor", "--json"), env=env, capture_output=True, text=True)
     report = json.loads(done.stdout)
     assert done.returncode == 0, report
-    assert [c["check"] for c in report["checks"]] == ["store", "model", "roots", "writer lock", "server handshake"]
+    assert [c["check"] for c in report["checks"]] == ["index", "model", "roots", "writer lock", "server handshake"]
+    assert [c["status"] for c in report["checks"]] == ["ok"] * 5
     assert "4 documents" in report["checks"][0]["detail"]
     assert "docshelf" in report["checks"][4]["detail"] and "8 tools" in report["checks"][4]["detail"]
     (corpus / "guides/install.md").unlink()
     corpus.rename(tmp_path / "gone")
+    # A missing root is skipped by `docshelf index`, so it is a warning, not a failure.
+    warned = subprocess.run(docshelf_argv("doctor", "--json"), env=env, capture_output=True, text=True)
+    roots = json.loads(warned.stdout)["checks"][2]
+    assert (warned.returncode, roots["status"]) == (0, "warn")
+    assert roots["detail"].startswith(f"missing: {corpus.resolve()} (skipped when indexing")
+    (tmp_path / "index" / "manifest.json").write_text("{not json")
     failed = subprocess.run(docshelf_argv("doctor", "--json"), env=env, capture_output=True, text=True)
     assert failed.returncode == 1
-    assert not json.loads(failed.stdout)["checks"][2]["ok"]
+    assert json.loads(failed.stdout)["checks"][0]["status"] == "fail"
 
 
 def test_polling_watcher(tmp_path: Path, corpus: Path) -> None:

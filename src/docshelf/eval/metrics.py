@@ -91,3 +91,34 @@ def percentile(values: Sequence[float], q: float) -> float:
     lo = math.floor(pos)
     hi = min(lo + 1, len(s) - 1)
     return s[lo] + (s[hi] - s[lo]) * (pos - lo)
+
+
+# -- docs-folder sets: document hits, section accuracy, no-answer separation ---------------
+
+
+def hit_at_k(ranked: Sequence[str], gold: str, k: int) -> float:
+    """1 when the gold document is among the first ``k`` ranked documents."""
+    return 1.0 if gold in ranked[:k] else 0.0
+
+
+def reciprocal_rank(ranked: Sequence[str], gold: str, k: int = 10) -> float:
+    return mrr_at_k(ranked, {gold: 1}, k)
+
+
+def lines_overlap(a: tuple[int | None, int | None], b: tuple[int, int]) -> bool:
+    """Whether the line range ``a`` (a citation; None when it has no lines) shares a line with ``b``."""
+    if a[0] is None or a[1] is None:
+        return False
+    return a[0] <= b[1] and b[0] <= a[1]
+
+
+def auroc(positives: Sequence[float], negatives: Sequence[float]) -> float | None:
+    """Probability that a random positive scores above a random negative (ties count half);
+    None when either side is empty. Here: answerable vs unanswerable questions' top scores."""
+    if not positives or not negatives:
+        return None
+    wins = 0.0
+    for p in positives:
+        for n in negatives:
+            wins += 1.0 if p > n else 0.5 if p == n else 0.0
+    return wins / (len(positives) * len(negatives))

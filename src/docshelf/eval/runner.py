@@ -66,11 +66,11 @@ def open_eval_index(
     settings: dict[str, Any] | None = None,
 ) -> EvalIndex:
     """Index the corpus (or reuse the cached index for this corpus, model and chunker)."""
-    from ..embedders import make_embedder
+    from ..embedders import embedder_from_settings
     from ..service import Docshelf
 
     base = Settings(index_dir=Path("unused"), model=model, **(settings or {}))
-    embedder = embedder or make_embedder(base.model, batch_size=base.embed_batch_size, threads=base.embed_threads)
+    embedder = embedder or embedder_from_settings(base)
     chunk_tokens = min(base.chunk_tokens or embedder.max_tokens, embedder.max_tokens)
     if use_cache:
         root = Path(cache_dir) if cache_dir else default_cache_dir()

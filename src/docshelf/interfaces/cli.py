@@ -5,70 +5,23 @@ Data goes to stdout (``--json`` for scripts); progress, logs and errors go to st
 
 from __future__ import annotations
 
-import json
-import logging
 import sys
 from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
 from ..errors import DocshelfError
 from ..models import SearchFilters
-from .output import citation, to_jsonable
+from .cli_app import app, err, out
+from .cli_app import print_json as _print_json
+from .cli_app import service as _service
+from .output import citation
 
-app = typer.Typer(
-    name="docshelf",
-    help="Local-first documentation search for AI agents: index folders, search them, serve them over MCP.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-)
-out = Console(soft_wrap=True)
-err = Console(stderr=True, soft_wrap=True)
-
-
-class State:
-    config: Optional[Path] = None
-    index_dir: Optional[Path] = None
-    model: Optional[str] = None
-
-
-state = State()
-
-
-def _settings(**overrides):
-    from ..config import load_settings
-
-    return load_settings(state.config, index_dir=state.index_dir, model=state.model, **overrides)
-
-
-def _service(rebuild: bool = False, **overrides):
-    from ..service import Docshelf
-
-    return Docshelf(_settings(**overrides), rebuild=rebuild)
-
-
-def _print_json(data) -> None:
-    sys.stdout.write(json.dumps(to_jsonable(data), indent=2, ensure_ascii=False) + "\n")
-
-
-@app.callback()
-def main_options(
-    config: Annotated[Optional[Path], typer.Option("--config", "-c", help="TOML config file.")] = None,
-    index_dir: Annotated[
-        Optional[Path], typer.Option("--index-dir", envvar="DOCSHELF_INDEX_DIR", help="Where the index lives.")
-    ] = None,
-    model: Annotated[Optional[str], typer.Option("--model", help="Embedding model (default all-MiniLM-L6-v2).")] = None,
-    verbose: Annotated[int, typer.Option("--verbose", "-v", count=True, help="More logging on stderr.")] = 0,
-) -> None:
-    state.config, state.index_dir, state.model = config, index_dir, model
-    level = logging.WARNING if verbose == 0 else logging.INFO if verbose == 1 else logging.DEBUG
-    logging.basicConfig(level=level, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
+__all__ = ["app", "main"]
 
 
 @app.command()
@@ -82,7 +35,7 @@ def index(
     from .progress import IndexProgressBar
 
     # --force starts over, so an index built with another model or schema is no obstacle.
-    service = _service(rebuild=force and not dry_run)
+    service = _service(rebuild=force and not dry_run, create=True)
     with IndexProgressBar(err, enabled=not dry_run) as bar:
         report = service.index(paths or None, force=force, dry_run=dry_run, progress=bar)
     if as_json:
@@ -227,7 +180,7 @@ def _register_more_commands() -> None:
     """Commands that live in their own modules (server, evaluation) attach themselves to ``app``."""
     import importlib
 
-    for name in ("cli_serve", "cli_eval"):
+    for name in ("cli_serve", "cli_doctor", "cli_eval"):
         try:
             importlib.import_module(f"{__package__}.{name}")
         except ModuleNotFoundError as exc:

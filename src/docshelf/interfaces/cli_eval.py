@@ -1,4 +1,5 @@
-"""``docshelf eval DATASET_DIR``: retrieval quality on a BEIR-format folder, mode by mode."""
+"""``docshelf eval DATASET_DIR``: retrieval quality, mode by mode, on a BEIR folder or a docs-folder set
+(``docs/`` + ``questions.jsonl``, detected by the latter)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from typing import Annotated, Optional
 import typer
 from rich.table import Table
 
-from .cli import app, err, out, state
+from .cli_app import app, err, out, state
 from .output import to_jsonable
 
 METRIC_NAMES = ("ndcg@10", "recall@10", "recall@100", "mrr@10")
@@ -18,13 +19,17 @@ METRIC_NAMES = ("ndcg@10", "recall@10", "recall@100", "mrr@10")
 
 @app.command("eval")
 def eval_command(
-    dataset_dir: Annotated[Path, typer.Argument(help="BEIR folder: corpus.jsonl, queries.jsonl, qrels/SPLIT.tsv.")],
+    dataset_dir: Annotated[
+        Path,
+        typer.Argument(help="A docs-folder set (docs/ + questions.jsonl) or a BEIR folder (corpus.jsonl, "
+                       "queries.jsonl, qrels/SPLIT.tsv)."),
+    ],
     modes: Annotated[
         str, typer.Option("--modes", help="Comma-separated modes to compare: keyword, semantic, fuzzy, hybrid.")
     ] = "keyword,semantic,hybrid",
-    split: Annotated[str, typer.Option("--split", help="Which qrels file to use (qrels/SPLIT.tsv).")] = "test",
+    split: Annotated[str, typer.Option("--split", help="BEIR: which qrels file to use (qrels/SPLIT.tsv).")] = "test",
     max_queries: Annotated[
-        Optional[int], typer.Option("--max-queries", help="Evaluate only the first N judged queries.")
+        Optional[int], typer.Option("--max-queries", help="Evaluate only the first N judged queries (or questions).")
     ] = None,
     cache_dir: Annotated[
         Optional[Path],
@@ -34,16 +39,19 @@ def eval_command(
         bool, typer.Option("--no-cache", help="Index into a temporary folder instead of the cache.")
     ] = False,
     run_file: Annotated[
-        Optional[Path], typer.Option("--run-file", help="Also write each mode's ranked documents (JSON).")
+        Optional[Path],
+        typer.Option("--run-file", help="Also write each mode's ranked documents (docs sets: every question's outcome) as JSON."),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
 ) -> None:
-    """Evaluate search quality on a BEIR dataset: nDCG@10, recall@10/@100, MRR@10 and latency per mode.
+    """Evaluate search quality per mode: BEIR nDCG@10, recall@10/@100, MRR@10; docs-folder sets
+    hit@1, hit@3, MRR@10, section accuracy@1 and no-answer AUROC per question kind; latency.
 
-    The corpus goes through the real pipeline (one document per record: title + text) into
-    an index cached per corpus, model and chunker, so re-runs skip the embedding.
+    The documents go through the real pipeline into an index cached per corpus, model and
+    chunker, so re-runs skip the embedding.
     """
     from ..eval.beir import load_dataset
+    from ..eval.docset import is_docset
     from ..eval.runner import open_eval_index, run_eval
     from ..search.engine import MODES
     from .progress import IndexProgressBar
@@ -52,8 +60,11 @@ def eval_command(
     bad = [m for m in wanted if m not in MODES]
     if bad or not wanted:
         raise typer.BadParameter(f"unknown mode(s) {', '.join(bad) or '(none)'}; use {', '.join(MODES)}", param_hint="--modes")
-    dataset = load_dataset(dataset_dir, split)
     model = state.model or "all-MiniLM-L6-v2"
+    if is_docset(dataset_dir):
+        _eval_docset(dataset_dir, wanted, model, cache_dir, no_cache, max_queries, run_file, as_json)
+        return
+    dataset = load_dataset(dataset_dir, split)
     with IndexProgressBar(err, enabled=sys.stderr.isatty()) as bar:
         index = open_eval_index(dataset, model=model, cache_dir=cache_dir, use_cache=not no_cache, progress=bar)
     report = run_eval(dataset, index, wanted, max_queries=max_queries)  # type: ignore[arg-type]
@@ -77,3 +88,36 @@ def eval_command(
     out.print(table)
     reuse = "reused" if report.reused_index else f"built in {report.index_seconds:.0f}s"
     err.print(f"model {report.model}; index {reuse} at {report.index_dir}")
+
+
+def _eval_docset(root: Path, modes: list[str], model: str, cache_dir: Optional[Path], no_cache: bool,
+                 max_queries: Optional[int], run_file: Optional[Path], as_json: bool) -> None:
+    from ..eval.docset import load_docset
+    from ..eval.docset_runner import QA_METRICS, open_docset_index, run_docset
+    from .progress import IndexProgressBar
+
+    docset = load_docset(root)
+    with IndexProgressBar(err, enabled=sys.stderr.isatty()) as bar:
+        index = open_docset_index(docset, model=model, cache_dir=cache_dir, use_cache=not no_cache, progress=bar)
+    report = run_docset(docset, index, modes, max_queries=max_queries)  # type: ignore[arg-type]
+    if run_file:
+        run_file.write_text(json.dumps(to_jsonable(report.runs), indent=1))
+    data = to_jsonable(report)
+    data.pop("runs", None)
+    if as_json or not sys.stdout.isatty():
+        sys.stdout.write(json.dumps(data, indent=2) + "\n")
+        return
+    table = Table(title=f"{report.dataset}: {report.questions} questions, {report.documents} documents, "
+                  f"{report.chunks} chunks")
+    for name in ("mode", "kind", "n", *QA_METRICS):
+        table.add_column(name, justify="left" if name in ("mode", "kind") else "right")
+    for r in report.modes:
+        rows = [*r.by_kind.items(), ("all", r.overall)]
+        for kind, values in rows:
+            n = sum(r.counts.values()) if kind == "all" else r.counts[kind]
+            table.add_row(r.mode, kind, str(n), *("-" if values[m] is None else f"{values[m]:.3f}" for m in QA_METRICS))
+        table.add_section()
+    out.print(table)
+    reuse = "reused" if report.reused_index else f"built in {report.index_seconds:.0f}s"
+    err.print(f"model {report.model}; index {reuse} at {report.index_dir}; "
+              + "; ".join(f"{r.mode} p50 {r.latency_p50_ms:.0f} ms" for r in report.modes))

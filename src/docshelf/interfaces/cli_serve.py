@@ -1,7 +1,8 @@
-"""``docshelf serve``, ``docshelf install`` and ``docshelf doctor``: the MCP side of the CLI.
+"""``docshelf serve`` and ``docshelf install``: the MCP side of the CLI.
 
 Imported by ``cli.py`` at start-up, so this module stays light: the MCP SDK, the store
-and the model are imported inside the commands.
+and the model are imported inside the commands. Who may connect over HTTP is decided in
+``docshelf.access``; this module only wires that policy into the server.
 """
 
 from __future__ import annotations
@@ -10,23 +11,17 @@ import json
 import logging
 import os
 import sys
-import time
 from pathlib import Path
 from typing import Annotated, Any, Optional
 
 import typer
 from rich.markup import escape
 
+from ..access import AccessGuard, AccessPolicy, access_policy
 from ..errors import ConfigError
-from .cli import _settings, app, err, out, state
+from .cli_app import app, err, out, settings, state, verbosity
 
-LOOPBACK = ("127.0.0.1", "localhost", "::1", "[::1]")
 log = logging.getLogger(__name__)
-
-
-def _verbosity() -> int:
-    level = logging.getLogger().level
-    return 0 if level >= logging.WARNING or level == logging.NOTSET else 1 if level >= logging.INFO else 2
 
 
 @app.command()
@@ -36,6 +31,7 @@ def serve(
     host: Annotated[str, typer.Option("--host", help="HTTP: address to bind (loopback by default).")] = "127.0.0.1",
     port: Annotated[int, typer.Option("--port", help="HTTP: port.")] = 8001,
     token: Annotated[Optional[str], typer.Option("--token", envvar="DOCSHELF_TOKEN", help="HTTP: require this bearer token.")] = None,
+    insecure: Annotated[bool, typer.Option("--insecure", help="HTTP: allow a non-loopback address without a token (anyone who reaches it can read the index).")] = False,
     allow_origin: Annotated[Optional[list[str]], typer.Option("--allow-origin", help="HTTP: extra allowed Origin (e.g. https://app.example).")] = None,
     allow_host: Annotated[Optional[list[str]], typer.Option("--allow-host", help="HTTP: extra allowed Host header (e.g. docs.lan:8001).")] = None,
     watch: Annotated[bool, typer.Option("--watch/--no-watch", help="Watch the roots and update the index live.")] = True,
@@ -48,8 +44,11 @@ def serve(
     """Serve the index over MCP (stdio by default): search and reading tools, a live index, one writer per index."""
     from ..logs import setup_logging
 
-    settings = _settings()
-    used = setup_logging(_verbosity(), log_file or settings.log_file)
+    config = settings()
+    # Decide who may connect before anything starts: a refused address costs nothing.
+    policy = access_policy(host, token, insecure=insecure, extra_hosts=allow_host or [],
+                           extra_origins=allow_origin or []) if http else None
+    used = setup_logging(verbosity(), log_file or config.log_file)
     for p in paths or []:
         if not p.expanduser().exists():
             raise ConfigError(f"{p} does not exist")
@@ -57,14 +56,14 @@ def serve(
     from .mcp_server import build_server
 
     runtime = ServerRuntime(
-        settings, list(paths or []), watch=watch, poll=poll, writer_retry=writer_retry, read_only=read_only
+        config, list(paths or []), watch=watch, poll=poll, writer_retry=writer_retry, read_only=read_only
     )
     server = build_server(runtime, response_chars=max_response_chars)
     log.info("docshelf serve (%s) pid %d, index %s, log %s", "http" if http else "stdio", os.getpid(),
-             settings.index_dir, used)
+             config.index_dir, used)
     try:
-        if http:
-            _serve_http(server, runtime, host, port, token, allow_origin or [], allow_host or [])
+        if policy is not None:
+            _serve_http(server, runtime, policy, port)
         else:
             server.run("stdio")
     except KeyboardInterrupt:
@@ -76,53 +75,21 @@ def serve(
             os._exit(0)
 
 
-def _serve_http(server: Any, runtime: Any, host: str, port: int, token: Optional[str],
-                origins: list[str], hosts: list[str]) -> None:
+def _serve_http(server: Any, runtime: Any, policy: AccessPolicy, port: int) -> None:
     import uvicorn
     from mcp.server.transport_security import TransportSecuritySettings
 
-    if host not in LOOPBACK and not token:
-        log.warning("serving on %s without a token: anyone who can reach this port can read the index; "
-                    "set --token or DOCSHELF_TOKEN", host)
-    allowed_hosts = ["127.0.0.1", "localhost", "[::1]", "127.0.0.1:*", "localhost:*", "[::1]:*", *hosts]
-    if host not in LOOPBACK:
-        allowed_hosts += [host, f"{host}:*"]
-    security = TransportSecuritySettings(
-        enable_dns_rebinding_protection=True,
-        allowed_hosts=allowed_hosts,
-        allowed_origins=["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*", *origins],
-    )
-    asgi = server.streamable_http_app(host=host, transport_security=security)
-    if token:
-        asgi = BearerTokenMiddleware(asgi, token)
+    if policy.insecure and not policy.token and not policy.loopback:
+        log.warning("serving on %s without a token (--insecure): anyone who can reach this port can read the index",
+                    policy.host)
+    # The SDK checks the same allow-lists again behind the guard (defence in depth).
+    security = TransportSecuritySettings(enable_dns_rebinding_protection=True,
+                                         allowed_hosts=list(policy.allowed_hosts),
+                                         allowed_origins=list(policy.allowed_origins))
+    asgi = AccessGuard(server.streamable_http_app(host=policy.host, transport_security=security), policy)
     runtime.start()
-    err.print(f"docshelf MCP over HTTP at http://{host}:{port}/mcp" + (" (bearer token required)" if token else ""))
-    uvicorn.Server(uvicorn.Config(asgi, host=host, port=port, log_config=None, log_level="warning")).run()
-
-
-class BearerTokenMiddleware:
-    """ASGI: reject HTTP requests without ``Authorization: Bearer <token>`` (401)."""
-
-    def __init__(self, app: Any, token: str) -> None:
-        self.app = app
-        self.token = token.encode()
-
-    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        import hmac
-
-        if scope["type"] == "http":
-            given = b""
-            for name, value in scope.get("headers", []):
-                if name == b"authorization":
-                    given = value
-            if not (given[:7].lower() == b"bearer " and hmac.compare_digest(given[7:].strip(), self.token)):
-                body = b'{"error": "missing or wrong bearer token"}'
-                await send({"type": "http.response.start", "status": 401, "headers": [
-                    (b"content-type", b"application/json"), (b"www-authenticate", b'Bearer realm="docshelf"'),
-                    (b"content-length", str(len(body)).encode())]})
-                await send({"type": "http.response.body", "body": body})
-                return
-        await self.app(scope, receive, send)
+    err.print(f"docshelf MCP over HTTP at http://{policy.host}:{port}/mcp ({policy.describe()})")
+    uvicorn.Server(uvicorn.Config(asgi, host=policy.host, port=port, log_config=None, log_level="warning")).run()
 
 
 # -- client set-up ------------------------------------------------------------------------
@@ -153,13 +120,13 @@ def client_config_path(client: str) -> Path:
 
 
 def server_entry(client: str, roots: list[Path]) -> dict[str, Any]:
-    settings = _settings()
+    config = settings()
     command, args = server_command()
     if state.config:
         args = ["--config", str(Path(state.config).expanduser().resolve()), *args]
     args = args + [str(r.expanduser().resolve()) for r in roots]
     entry: dict[str, Any] = {"command": command, "args": args,
-                             "env": {"DOCSHELF_INDEX_DIR": str(Path(settings.index_dir).expanduser().resolve())}}
+                             "env": {"DOCSHELF_INDEX_DIR": str(Path(config.index_dir).expanduser().resolve())}}
     if client == "claude-code":
         entry = {"type": "stdio", **entry}
     return entry
@@ -176,6 +143,9 @@ def install(
     """Add this docshelf installation as an MCP server to Claude Desktop, Claude Code or Cursor."""
     if client not in CLIENTS:
         raise typer.BadParameter(f"use one of {', '.join(CLIENTS)}", param_hint="CLIENT")
+    for root in roots or []:
+        if not root.expanduser().exists():
+            err.print(f"[yellow]Warning:[/] {escape(str(root))} does not exist; the server will not index it until it does.")
     entry = server_entry(client, list(roots or []))
     snippet = {"mcpServers": {name: entry}}
     path = (config_path or client_config_path(client)).expanduser()
@@ -200,103 +170,3 @@ def install(
     out.print(f"Added MCP server '{escape(name)}' to {escape(str(path))}. Restart {client} to load it.")
 
 
-# -- doctor -------------------------------------------------------------------------------
-@app.command()
-def doctor(
-    as_json: Annotated[bool, typer.Option("--json", help="Print the checks as JSON.")] = False,
-    timeout: Annotated[float, typer.Option("--timeout", help="Seconds to wait for the server handshake.")] = 30.0,
-) -> None:
-    """Check the model, the index store, the roots, and that `docshelf serve` answers an MCP handshake."""
-    checks: list[dict[str, Any]] = []
-
-    def check(name: str, fn: Any) -> Any:
-        started = time.perf_counter()
-        try:
-            detail = fn()
-            checks.append({"check": name, "ok": True, "detail": detail, "seconds": round(time.perf_counter() - started, 3)})
-        except Exception as exc:  # noqa: BLE001 - every failure is a finding
-            checks.append({"check": name, "ok": False, "detail": str(exc) or type(exc).__name__,
-                           "seconds": round(time.perf_counter() - started, 3)})
-
-    holder: dict[str, Any] = {}
-
-    def store() -> str:
-        from ..service import Docshelf
-
-        holder["svc"] = svc = Docshelf(_settings())
-        st = svc.status()
-        return f"{st.index_dir}: {st.documents} documents, {st.chunks} chunks, {len(st.failed)} failed"
-
-    def model() -> str:
-        svc = holder.get("svc")
-        if svc is None:
-            from ..embedders import make_embedder
-
-            emb = make_embedder(_settings().model)
-        else:
-            emb = svc.embedder
-        emb.load()
-        vec = emb.embed_query("docshelf doctor")
-        return f"{emb.model_id} loaded, {len(vec)}-d query vector"
-
-    def roots() -> str:
-        svc = holder.get("svc")
-        if svc is None:
-            raise RuntimeError("store not open")
-        rs = svc.roots
-        if not rs:
-            return "no roots yet (docshelf index PATH or docshelf serve PATH adds one)"
-        missing = [str(r) for r in rs if not Path(r).exists()]
-        if missing:
-            raise RuntimeError(f"missing: {', '.join(missing)}")
-        return ", ".join(map(str, rs))
-
-    def writer() -> str:
-        svc = holder.get("svc")
-        if svc is None:
-            raise RuntimeError("store not open")
-        if svc.try_become_writer():
-            svc.release_writer()
-            return "free (no server is writing this index now)"
-        return "held by a running docshelf process (a server keeps the index up to date)"
-
-    def handshake() -> str:
-        import anyio
-
-        return anyio.run(_handshake, timeout)
-
-    check("store", store)
-    check("model", model)
-    check("roots", roots)
-    check("writer lock", writer)
-    check("server handshake", handshake)
-    ok = all(c["ok"] for c in checks)
-    if as_json:
-        sys.stdout.write(json.dumps({"ok": ok, "checks": checks}, indent=2) + "\n")
-    else:
-        for c in checks:
-            mark = "[green]ok[/]  " if c["ok"] else "[red]FAIL[/]"
-            out.print(f"{mark} {c['check']}: {escape(str(c['detail']))} [dim]({c['seconds']:.2f}s)[/]")
-    if not ok:
-        # SystemExit, not typer.Exit: cli.main runs Click with standalone_mode=False, where an
-        # Exit's code is returned (and dropped) instead of becoming the process status.
-        raise SystemExit(1)
-
-
-async def _handshake(timeout: float) -> str:
-    import anyio
-    from mcp.client.session import ClientSession
-    from mcp.client.stdio import StdioServerParameters, stdio_client
-
-    command, args = server_command()
-    if state.config:
-        args = ["--config", str(state.config), *args]
-    env = {"DOCSHELF_INDEX_DIR": str(Path(_settings().index_dir).expanduser().resolve())}
-    params = StdioServerParameters(command=command, args=[*args, "--read-only", "--no-watch"], env=env)
-    with anyio.fail_after(timeout), open(os.devnull, "w") as devnull:
-        started = time.perf_counter()
-        async with stdio_client(params, errlog=devnull) as (read, write), ClientSession(read, write) as session:
-            init = await session.initialize()
-            took = time.perf_counter() - started
-            tools = await session.list_tools()
-    return f"{init.server_info.name} {init.server_info.version} answered in {took:.2f}s with {len(tools.tools)} tools"

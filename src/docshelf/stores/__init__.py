@@ -13,4 +13,11 @@ def open_store(index_dir: Path, dimensions: int) -> Store:
     return LanceStore(index_dir, dimensions)
 
 
-__all__ = ["open_store"]
+def index_exists(index_dir: Path) -> bool:
+    """Whether an index was ever written at ``index_dir``: readers check, so they never create one."""
+    from .lancedb_store import MANIFEST
+
+    return (Path(index_dir).expanduser() / MANIFEST).is_file()
+
+
+__all__ = ["index_exists", "open_store"]

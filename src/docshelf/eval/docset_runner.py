@@ -1,0 +1,183 @@
+"""Run a docs-folder set through docshelf: index the folder (cached), ask every question in
+each mode, and score document hits, the top hit's section and the no-answer signal.
+
+Per question kind and overall (answerable questions only, except AUROC):
+- hit@1, hit@3, mrr@10 at document level (documents ranked by their best chunk);
+- section@1: the top hit is in the gold file and its cited lines overlap the gold section;
+- auroc: how well the top hit's score separates answerable questions (of that kind, or all
+  of them) from the unanswerable ones (0.5 is chance, 1.0 perfect).
+"""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..config import Settings
+from ..errors import InvalidQuery
+from ..models import SearchMode
+from .docset import KINDS, DocSet, Question, docset_cache_key
+from .metrics import auroc, hit_at_k, lines_overlap, percentile, reciprocal_rank
+from .runner import EvalIndex
+from .beir import default_cache_dir
+
+DEPTH = 10  # documents ranked per question (mrr@10)
+QA_METRICS = ("hit@1", "hit@3", "mrr@10", "section@1", "auroc")
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One question in one mode: what came first, and how it scored."""
+
+    id: str
+    kind: str
+    query: str
+    ranked: tuple[str, ...]
+    top_path: str | None
+    top_heading: tuple[str, ...]
+    top_lines: tuple[int | None, int | None]
+    top_score: float
+    confidence: str | None
+    hit1: float | None
+    hit3: float | None
+    rr: float | None
+    section: float | None
+    took_ms: float
+
+
+@dataclass(frozen=True)
+class DocsetModeResult:
+    mode: str
+    overall: dict[str, float | None]
+    by_kind: dict[str, dict[str, float | None]]
+    counts: dict[str, int]
+    latency_p50_ms: float
+    latency_p95_ms: float
+
+
+@dataclass
+class DocsetReport:
+    dataset: str
+    format: str
+    questions: int
+    documents: int
+    chunks: int
+    model: str
+    index_dir: str
+    index_seconds: float
+    reused_index: bool
+    modes: list[DocsetModeResult] = field(default_factory=list)
+    runs: dict[str, list[Outcome]] = field(default_factory=dict, repr=False)
+
+
+def open_docset_index(
+    docset: DocSet,
+    *,
+    model: str = "all-MiniLM-L6-v2",
+    cache_dir: Path | None = None,
+    use_cache: bool = True,
+    embedder: Any = None,
+    progress: Any = None,
+) -> EvalIndex:
+    """Index ``docs/`` in place (cached per folder content, model and chunker)."""
+    from ..embedders import make_embedder
+    from ..service import Docshelf
+
+    base = Settings(index_dir=Path("unused"), model=model)
+    embedder = embedder or make_embedder(base.model, batch_size=base.embed_batch_size, threads=base.embed_threads)
+    chunk_tokens = min(base.chunk_tokens or embedder.max_tokens, embedder.max_tokens)
+    if use_cache:
+        root = Path(cache_dir) if cache_dir else default_cache_dir()
+        index_dir = root / docset_cache_key(docset, embedder.model_id, chunk_tokens, base.chunk_overlap) / "index"
+    else:
+        index_dir = Path(tempfile.mkdtemp(prefix="docshelf-eval-")) / "index"
+    service = Docshelf(base.model_copy(update={"index_dir": index_dir, "roots": [docset.docs_dir]}), embedder=embedder)
+    started = time.monotonic()
+    report = service.index([docset.docs_dir], progress=progress, lock_timeout=600)
+    reused = not (report.added or report.updated or report.removed)
+    names = {r.path: r.path for r in service.store.records() if r.status == "indexed"}
+    return EvalIndex(service, names, time.monotonic() - started, reused)
+
+
+def ask(service: Any, question: Question, mode: SearchMode) -> Outcome:
+    started = time.perf_counter()
+    try:
+        result = service.search(question.query, k=DEPTH, mode=mode, max_per_doc=1)
+        hits = result.hits
+    except InvalidQuery:
+        result, hits = None, ()
+    took = (time.perf_counter() - started) * 1000
+    ranked = tuple(dict.fromkeys(h.path for h in hits))
+    top = hits[0] if hits else None
+    scored: dict[str, float | None] = dict.fromkeys(("hit1", "hit3", "rr", "section"))
+    if question.answerable:
+        gold = question.path or ""
+        scored = {
+            "hit1": hit_at_k(ranked, gold, 1), "hit3": hit_at_k(ranked, gold, 3), "rr": reciprocal_rank(ranked, gold),
+            "section": float(
+                top is not None and top.path == gold
+                and lines_overlap((top.start_line, top.end_line), (question.start_line or 0, question.end_line or 0))
+            ),
+        }
+    return Outcome(
+        id=question.id, kind=question.kind, query=question.query, ranked=ranked,
+        top_path=top.path if top else None, top_heading=top.heading_path if top else (),
+        top_lines=(top.start_line, top.end_line) if top else (None, None), top_score=top.score if top else 0.0,
+        confidence=getattr(result, "confidence", None), took_ms=took, **scored,  # type: ignore[arg-type]
+    )
+
+
+def summarize(outcomes: Sequence[Outcome]) -> tuple[dict[str, float | None], dict[str, dict[str, float | None]]]:
+    """Overall and per-kind means; AUROC of each kind's top scores against the unanswerable ones."""
+    negatives = [o.top_score for o in outcomes if o.kind == "unanswerable"]
+
+    def block(group: Sequence[Outcome]) -> dict[str, float | None]:
+        answerable = [o for o in group if o.kind != "unanswerable"]
+        if not answerable:
+            return dict.fromkeys(QA_METRICS)
+        n = len(answerable)
+        mean = {m: round(sum(getattr(o, a) for o in answerable) / n, 4)
+                for m, a in (("hit@1", "hit1"), ("hit@3", "hit3"), ("mrr@10", "rr"), ("section@1", "section"))}
+        area = auroc([o.top_score for o in answerable], negatives)
+        return mean | {"auroc": None if area is None else round(area, 4)}
+
+    by_kind = {kind: block([o for o in outcomes if o.kind == kind]) for kind in KINDS if any(o.kind == kind for o in outcomes)}
+    return block(outcomes), by_kind
+
+
+def run_docset(
+    docset: DocSet,
+    index: EvalIndex,
+    modes: Sequence[SearchMode],
+    *,
+    max_queries: int | None = None,
+    on_query: Callable[[str, int, int], None] | None = None,
+) -> DocsetReport:
+    questions = docset.questions[: max_queries or None]
+    service = index.service
+    report = DocsetReport(
+        dataset=docset.name, format="docs", questions=len(questions), documents=len(index.names),
+        chunks=service.store.count_chunks(), model=service.embedder.model_id, index_dir=str(service.index_dir),
+        index_seconds=round(index.index_seconds, 2), reused_index=index.reused,
+    )
+    if any(m in ("semantic", "hybrid") for m in modes) and questions:
+        service.embedder.load()  # keep the model's load time out of the first question's latency
+        service.search(questions[0].query, k=DEPTH, mode="semantic")
+    for mode in modes:
+        outcomes: list[Outcome] = []
+        for n, q in enumerate(questions, start=1):
+            outcomes.append(ask(service, q, mode))
+            if on_query:
+                on_query(mode, n, len(questions))
+        overall, by_kind = summarize(outcomes)
+        counts = {kind: sum(o.kind == kind for o in outcomes) for kind in by_kind}
+        latencies = [o.took_ms for o in outcomes]
+        report.modes.append(DocsetModeResult(
+            mode, overall, by_kind, counts, round(percentile(latencies, 50), 2), round(percentile(latencies, 95), 2)
+        ))
+        report.runs[mode] = outcomes
+    return report

@@ -1,0 +1,99 @@
+"""Docs-folder evaluation sets: the loader's validation and the metrics, against hand-computed values."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from docshelf.errors import ConfigError
+from docshelf.eval.docset import KINDS, is_docset, load_docset
+from docshelf.eval.docset_runner import Outcome, summarize
+from docshelf.eval.metrics import auroc, hit_at_k, lines_overlap, reciprocal_rank
+
+SET_A = Path(__file__).resolve().parents[2] / "benchmarks" / "docsets" / "starlette"
+
+
+def test_auroc_by_hand():
+    # positives 0.9, 0.6, 0.4 vs negatives 0.5, 0.4: pairs won 2 + 2 + (0 + 0.5 for the tie) = 4.5 of 6
+    assert auroc([0.9, 0.6, 0.4], [0.5, 0.4]) == pytest.approx(4.5 / 6)
+    assert auroc([0.9, 0.8], [0.1, 0.2]) == 1.0
+    assert auroc([0.1], [0.9]) == 0.0
+    assert auroc([0.3], []) is None and auroc([], [0.3]) is None
+
+
+def test_document_hits_and_section_overlap_by_hand():
+    ranked = ["a.md", "b.md", "c.md", "d.md"]
+    assert (hit_at_k(ranked, "c.md", 1), hit_at_k(ranked, "c.md", 3), hit_at_k(ranked, "d.md", 3)) == (0.0, 1.0, 0.0)
+    assert reciprocal_rank(ranked, "c.md") == pytest.approx(1 / 3)
+    assert reciprocal_rank(ranked, "z.md") == 0.0
+    assert lines_overlap((10, 20), (20, 30)) and lines_overlap((25, 26), (20, 30))
+    assert not lines_overlap((10, 19), (20, 30)) and not lines_overlap((None, None), (1, 5))
+
+
+def _outcome(kind, score, hit1=None, hit3=None, rr=None, section=None):
+    return Outcome("q", kind, "query", (), None, (), (None, None), score, None, hit1, hit3, rr, section, 1.0)
+
+
+def test_summarize_means_per_kind_and_auroc_against_the_unanswerable():
+    outcomes = [
+        _outcome("howto", 0.9, 1.0, 1.0, 1.0, 1.0),
+        _outcome("howto", 0.3, 0.0, 1.0, 0.5, 0.0),
+        _outcome("typo", 0.7, 0.0, 0.0, 0.0, 0.0),
+        _outcome("unanswerable", 0.5),
+        _outcome("unanswerable", 0.2),
+    ]
+    overall, by_kind = summarize(outcomes)
+    # howto 0.9, 0.3 vs 0.5, 0.2: wins 2 + 1 = 3 of 4
+    assert by_kind["howto"] == {"hit@1": 0.5, "hit@3": 1.0, "mrr@10": 0.75, "section@1": 0.5, "auroc": 0.75}
+    assert by_kind["typo"] == {"hit@1": 0.0, "hit@3": 0.0, "mrr@10": 0.0, "section@1": 0.0, "auroc": 1.0}
+    assert by_kind["unanswerable"] == dict.fromkeys(("hit@1", "hit@3", "mrr@10", "section@1", "auroc"))
+    # answerable 0.9, 0.3, 0.7 vs 0.5, 0.2: wins 2 + 1 + 2 = 5 of 6
+    assert overall == {"hit@1": 0.3333, "hit@3": 0.6667, "mrr@10": 0.5, "section@1": 0.3333, "auroc": 0.8333}
+
+
+def _write_set(root: Path, rows: list[dict]) -> Path:
+    (root / "docs").mkdir(parents=True, exist_ok=True)
+    (root / "docs" / "page.md").write_text("# Page\n\nIntro.\n\n## Cookies\n\nSet them.\n")
+    (root / "questions.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return root
+
+
+def test_load_docset_reads_gold_and_unanswerable_questions(tmp_path):
+    root = _write_set(tmp_path / "s", [
+        {"query": "set a cookie", "kind": "howto", "path": "page.md", "heading": "Cookies", "start_line": 5, "end_line": 7},
+        {"query": "banana bread", "kind": "unanswerable"},
+    ])
+    assert is_docset(root) and not is_docset(tmp_path)
+    docset = load_docset(root)
+    assert [(q.id, q.kind, q.answerable, q.path, q.start_line, q.end_line) for q in docset.questions] == [
+        ("1", "howto", True, "page.md", 5, 7), ("2", "unanswerable", False, None, None, None)
+    ]
+
+
+@pytest.mark.parametrize("row, message", [
+    ({"query": "x", "kind": "joke"}, "'kind' must be one of howto, paraphrase"),
+    ({"query": "", "kind": "howto"}, "'query' must be a non-empty string"),
+    ({"query": "x", "kind": "unanswerable", "path": "page.md"}, "an unanswerable question has no path"),
+    ({"query": "x", "kind": "howto", "path": "page.md", "heading": "Cookies", "start_line": 4, "end_line": 7},
+     "line 4 of page.md should hold the heading 'Cookies'"),
+    ({"query": "x", "kind": "howto", "path": "nope.md", "heading": "Cookies", "start_line": 5, "end_line": 7},
+     "gold path 'nope.md' is not a file"),
+    ({"query": "x", "kind": "howto", "path": "page.md", "heading": "Cookies", "start_line": 5, "end_line": 2},
+     "1 <= start_line <= end_line"),
+])
+def test_load_docset_rejects_bad_questions_with_the_line_number(tmp_path, row, message):
+    root = _write_set(tmp_path / "s", [{"query": "ok", "kind": "unanswerable"}, row])
+    with pytest.raises(ConfigError) as err:
+        load_docset(root)
+    assert str(err.value).startswith("questions.jsonl:2: ")
+    assert message in str(err.value)
+
+
+def test_set_a_is_valid_and_covers_every_kind():
+    docset = load_docset(SET_A)
+    kinds = [q.kind for q in docset.questions]
+    assert len(kinds) >= 50 and set(kinds) == set(KINDS)
+    assert kinds.count("unanswerable") >= 8
+    assert (SET_A / "SOURCE.md").is_file() and (SET_A / "LICENSE.md").is_file()
