@@ -6,7 +6,6 @@ The config file is the first of: the ``--config`` path, ``$DOCSHELF_CONFIG``,
 
 from __future__ import annotations
 
-import fnmatch
 import os
 from pathlib import Path
 from typing import Any
@@ -23,7 +22,7 @@ def default_index_dir() -> Path:
 
 
 class CollectionRule(BaseModel):
-    """Files whose relative path matches any glob in ``include`` belong to ``name``."""
+    """Files whose relative path matches any gitignore-style glob in ``include`` belong to ``name``."""
 
     name: str
     include: list[str]
@@ -86,6 +85,8 @@ class Settings(BaseSettings):
     rerank_top: int = 20
     presets: list[SearchPreset] = []
     log_file: Path | None = None
+    # Seconds between full re-checks of the roots while watching (serve, watch); 0: never.
+    reconcile_interval: float = 300.0
 
     @field_validator("search_mode")
     @classmethod
@@ -169,9 +170,7 @@ def load_settings(config: Path | None = None, **overrides: Any) -> Settings:
 
 
 def _glob_match(rel_path: str, pattern: str) -> bool:
-    """Glob with ``**`` spanning folders; ``**/x/**`` also matches ``x/...`` at the top."""
-    if fnmatch.fnmatchcase(rel_path, pattern):
-        return True
-    if pattern.startswith("**/") and fnmatch.fnmatchcase(rel_path, pattern[3:]):
-        return True
-    return False
+    """Gitignore-style glob (``docshelf.globs``): the one dialect for every path rule."""
+    from .globs import matches
+
+    return matches(rel_path, (pattern,))
