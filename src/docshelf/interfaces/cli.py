@@ -71,7 +71,7 @@ def search(
     all_tag: Annotated[Optional[list[str]], typer.Option("--all-tag", help="Documents with all of these tags.")] = None,
     field: Annotated[Optional[list[str]], typer.Option("--field", help="Frontmatter field KEY=VALUE (exact, case-insensitive).")] = None,
     path_prefix: Annotated[Optional[str], typer.Option("--path", help="Only paths starting with this.")] = None,
-    glob: Annotated[Optional[str], typer.Option("--glob", help="Only paths matching this glob.")] = None,
+    glob: Annotated[Optional[str], typer.Option("--glob", help="Only paths matching this gitignore-style glob (e.g. docs/**/*.md).")] = None,
     date_from: Annotated[Optional[str], typer.Option("--from", help="Dated on or after (YYYY-MM-DD).")] = None,
     date_to: Annotated[Optional[str], typer.Option("--to", help="Dated on or before (YYYY-MM-DD).")] = None,
     min_score: Annotated[float, typer.Option("--min-score", help="Drop hits below this score (0-1).")] = 0.0,
