@@ -28,6 +28,8 @@ def extra_terms(text: str) -> list[str]:
     seen: set[str] = set()
     for m in _TOKEN.finditer(text):
         token = m.group(0)
+        if token.isalpha() and (token.islower() or token.isupper() or token[1:].islower()):
+            continue  # a plain word is its own only part (the fast path for long texts)
         parts = identifier_parts(token)
         candidates: list[str] = []
         if len(parts) > 1:

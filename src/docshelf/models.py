@@ -154,6 +154,7 @@ class IndexReport:
     removed: list[str] = field(default_factory=list)
     failed: dict[str, str] = field(default_factory=dict)
     skipped: dict[str, str] = field(default_factory=dict)
+    skipped_by_root: dict[str, dict[str, str]] = field(default_factory=dict)  # what status keeps
     chunks_embedded: int = 0
     seconds: float = 0.0
     dry_run: bool = False

@@ -49,6 +49,7 @@ class IndexStatus:
     collections: tuple[CollectionInfo, ...]
     last_indexed_at: float | None
     extra: dict[str, Any] = field(default_factory=dict)
+    skipped: dict[str, str] = field(default_factory=dict)  # files not indexed on purpose → why
 
 
 @dataclass(frozen=True)
@@ -230,6 +231,13 @@ class Docshelf:
             )
             if report.added or report.updated or report.removed or force:
                 self.store.optimize()
+            skipped = manifest.setdefault("skipped", {})
+            for root in roots:  # what each root's walk skipped, until its next walk
+                key = str(root if root.is_dir() else root.parent)
+                if root.is_dir():
+                    skipped[key] = report.skipped_by_root.get(key, {})
+                else:
+                    skipped.setdefault(key, {}).update(report.skipped_by_root.get(key, {}))
             manifest["last_indexed_at"] = time.time()
             self.store.write_manifest(manifest)
         return report
@@ -243,11 +251,62 @@ class Docshelf:
         report = Indexer(self.settings, self.store, self.embedder, self.registry, self.chunker).run_paths(
             root, rel_paths, explicit=explicit
         )
-        if report.added or report.updated or report.removed or report.failed:
-            manifest = self.store.read_manifest() or {**self._identity(), "created_at": time.time(), "roots": []}
+        manifest = self.store.read_manifest() or {**self._identity(), "created_at": time.time(), "roots": []}
+        skipped = manifest.setdefault("skipped", {}).setdefault(str(Path(root).expanduser().resolve()), {})
+        touched = set(report.added + report.updated + report.removed + list(report.failed))
+        stale = [rel for rel in skipped if rel in touched or rel in rel_paths]
+        if report.added or report.updated or report.removed or report.failed or report.skipped or stale:
+            for rel in stale:
+                skipped.pop(rel, None)
+            skipped.update(report.skipped)
             manifest["last_indexed_at"] = time.time()
             self.store.write_manifest(manifest)
         return report
+
+    # -- push ingest (records built elsewhere; see ingest.py) ---------------------------------
+    def _ingestor(self) -> Any:
+        from .ingest import Ingestor
+
+        manifest = self.store.read_manifest() or {}
+        model = (manifest.get("embedder") or {}).get("model_id") or self.embedder.model_id
+        return Ingestor(self.store, self.embedder, self.settings, model)
+
+    def _pushed_write(self, work: Any, lock_timeout: float) -> Any:
+        """Run one ingest write as the writer, then record when the index changed."""
+        with self.writer(timeout=lock_timeout):
+            manifest = self.store.read_manifest() or {**self._identity(), "created_at": time.time(), "roots": []}
+            empty = self.store.count_chunks() == 0
+            result = work(self._ingestor())
+            manifest["last_indexed_at"] = time.time()
+            self.store.write_manifest(manifest)
+            self._ingest_writes = getattr(self, "_ingest_writes", 0) + 1
+            if empty or self._ingest_writes % 25 == 0:
+                self.store.optimize()  # builds the full-text index on a new index, folds small commits
+        return result
+
+    def ingest_upsert(self, request: Any, *, lock_timeout: float = 10) -> Any:
+        """Add or replace pushed records (an ``ingest.UpsertRequest``); each source in one commit."""
+        return self._pushed_write(lambda ing: ing.upsert(request), lock_timeout)
+
+    def ingest_lookup(self, request: Any) -> Any:
+        """Which pushed ids or sources exist, with their content hashes (all of them when none asked)."""
+        return self._ingestor().lookup(request)
+
+    def ingest_delete(self, request: Any, *, lock_timeout: float = 10) -> Any:
+        """Delete pushed records by id or by source."""
+        return self._pushed_write(lambda ing: ing.delete(request), lock_timeout)
+
+    def ingest_reset(self, include_indexed: bool = False, *, lock_timeout: float = 10) -> Any:
+        """Drop every pushed record; with ``include_indexed``, the indexed files and roots too."""
+        if not include_indexed:
+            return self._pushed_write(lambda ing: ing.reset_pushed(), lock_timeout)
+        from .ingest import DeleteResult
+
+        with self.writer(timeout=lock_timeout):
+            records = self.store.records()
+            self.store.reset()
+            self.store.write_manifest({**self._identity(), "created_at": time.time(), "roots": []})
+        return DeleteResult(deleted=sum(r.chunk_count for r in records), sources=tuple(sorted(r.path for r in records)))
 
     # -- reading ----------------------------------------------------------------------------
     @property
@@ -359,6 +418,7 @@ class Docshelf:
             documents=sum(1 for r in records if r.status == "indexed"), chunks=self.store.count_chunks(),
             failed={r.path: r.error for r in records if r.status == "failed"}, collections=tuple(self.collections()),
             last_indexed_at=manifest.get("last_indexed_at"),
+            skipped={rel: why for by_rel in (manifest.get("skipped") or {}).values() for rel, why in by_rel.items()},
         )
 
 

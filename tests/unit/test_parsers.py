@@ -59,9 +59,13 @@ def test_pdf_title_falls_back_to_first_line_when_metadata_is_a_placeholder(tmp_p
     assert doc.title == "Acme Ingest manual."
 
 
-def test_pdf_with_no_pages_text_is_an_empty_document(tmp_path: Path) -> None:
-    doc = REGISTRY.parse(tmp_path / "blank.pdf", make_pdf([[], []]))
-    assert (doc.title, doc.blocks, doc.page_count) == ("blank", (), 2)
+def test_pdf_without_a_text_layer_fails_naming_the_cause(tmp_path: Path) -> None:
+    """A scanned or image-only PDF would be an unsearchable, silent document: say why instead."""
+    with pytest.raises(ParseError) as info:
+        REGISTRY.parse(tmp_path / "blank.pdf", make_pdf([[], []]))
+    assert info.value.reason == (
+        "no text layer on any of its 2 page(s): a scanned or image-only PDF (docshelf does not run OCR)"
+    )
 
 
 def test_corrupt_pdf_raises_parse_error_with_reason(tmp_path: Path) -> None:
@@ -437,6 +441,6 @@ def test_registry_wraps_third_party_errors(tmp_path: Path) -> None:
 
 def test_default_registry_covers_every_format() -> None:
     names = {REGISTRY.for_file(Path(f"x{s}")).name for s in REGISTRY.suffixes}
-    assert names == {"markdown", "html", "pdf", "docx", "text", "code"}
+    assert names == {"markdown", "html", "pdf", "docx", "text", "code", "canvas"}
     assert {".md", ".mdx", ".html", ".pdf", ".docx", ".txt", ".rst", ".py", ".hs"} <= set(
         REGISTRY.suffixes)

@@ -126,7 +126,8 @@ def status(as_json: Annotated[bool, typer.Option("--json", help="Print as JSON."
     out.print(f"Index:      {escape(st.index_dir)} ({st.store})")
     out.print(f"Model:      {escape(st.model)} ({st.dimensions}-d)")
     out.print(f"Roots:      {escape(', '.join(st.roots) or '(none)')}")
-    out.print(f"Documents:  {st.documents}   Chunks: {st.chunks}   Failed: {len(st.failed)}")
+    out.print(f"Documents:  {st.documents}   Chunks: {st.chunks}   Failed: {len(st.failed)}   "
+              f"Skipped: {len(st.skipped)}")
     if st.collections:
         table = Table("collection", "documents", "chunks", "doc types")
         for c in st.collections:
@@ -134,6 +135,8 @@ def status(as_json: Annotated[bool, typer.Option("--json", help="Print as JSON."
         out.print(table)
     for path, why in sorted(st.failed.items()):
         out.print(f"[red]failed[/] {escape(path)}: {escape(why)}")
+    for path, why in sorted(st.skipped.items()):
+        out.print(f"[dim]skipped[/] {escape(path)}: {escape(why)}")
 
 
 @app.command()

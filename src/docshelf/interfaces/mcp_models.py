@@ -123,6 +123,9 @@ class StatusOut(BaseModel):
     chunks: int
     pending: int = Field(description="Files waiting to be (re)indexed by this server.")
     failed: list[FailedFileOut] = Field(description="Files that could not be indexed, with the reason.")
+    skipped: list[FailedFileOut] = Field(default_factory=list, description=(
+        "Files left out on purpose (over the size cap, unsupported format, symlink out of the root, unreadable "
+        "name or folder), with the reason."))
     last_update: Optional[str] = Field(None, description="When the index last changed (ISO 8601, UTC).")
     last_error: str = ""
     started_at: str

@@ -390,6 +390,7 @@ def build_server(runtime: ServerRuntime, *, response_chars: int = DEFAULT_RESPON
             model_state=state["model"], index_dir=st.index_dir, roots=list(st.roots),
             missing_roots=state["missing_roots"], documents=st.documents, chunks=st.chunks, pending=state["pending"],
             failed=[FailedFileOut(path=p, reason=r) for p, r in sorted(failed.items())],
+            skipped=[FailedFileOut(path=p, reason=r) for p, r in sorted(st.skipped.items())],
             last_update=_iso(state["last_update"] or st.last_indexed_at), last_error=state["last_error"] or state["error"],
             started_at=_iso(state["started_at"]) or "",
         )

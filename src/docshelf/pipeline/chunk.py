@@ -9,6 +9,7 @@ tokenizer on the exact text that gets embedded: title + heading breadcrumb + bod
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import re
 from dataclasses import dataclass
@@ -43,6 +44,7 @@ class _Piece:
     end_line: int | None
     is_code: bool = False
     sep: str = "\n\n"  # what stood before this piece in the source when it continues a block
+    tokens: int | None = None  # its token count, when splitting already measured it
 
 
 def embed_prefix(title: str, heading_path: tuple[str, ...]) -> str:
@@ -116,7 +118,7 @@ class Chunker:
         overlap = 0
         for piece in pieces:
             candidate = current + [piece]
-            if current and not self.fits(prefix + _join(candidate)):
+            if current and (self._surely_too_big(prefix, candidate) or not self.fits(prefix + _join(candidate))):
                 yield current, overlap
                 tail = self._overlap_tail(prefix, current, piece)
                 overlap = len(_join(tail)) + len(piece.sep) if tail else 0
@@ -126,6 +128,17 @@ class Chunker:
         if current:
             yield current, overlap
 
+    def _surely_too_big(self, prefix: str, pieces: list[_Piece]) -> bool:
+        """True when the pieces' measured token counts alone exceed the limit (no tokenizing).
+
+        Only ever shortens a chunk, so the limit holds; it keeps a huge block (a 5 MB line)
+        linear: its token windows are never re-tokenized in pairs.
+        """
+        known = [p.tokens for p in pieces]
+        if any(n is None for n in known):
+            return False
+        return sum(known) - 2 * (len(known) - 1) > self.max_tokens + 8  # type: ignore[arg-type]
+
     def _overlap_tail(self, prefix: str, done: list[_Piece], nxt: _Piece) -> list[_Piece]:
         if not self.overlap or nxt.is_code:
             return []
@@ -134,7 +147,7 @@ class Chunker:
         for piece in reversed(done):
             if piece.is_code:
                 break
-            cost = self.tok.count(piece.text) - 2
+            cost = (piece.tokens if piece.tokens is not None else self.tok.count(piece.text)) - 2
             if used + cost > self.overlap:
                 break
             tail.insert(0, piece)
@@ -148,19 +161,20 @@ class Chunker:
         if not text.strip():
             return []
         piece = _Piece(text, block.page, block.start_line, block.end_line, block.kind == "code")
-        if self.tok.count(text) <= budget:
+        # A token spans >= 1 char; a text over 8 chars per token of budget is split unmeasured.
+        if len(text) + 2 <= budget or (len(text) <= budget * 8 and self.tok.count(text) <= budget):
             return [piece]
         if block.kind == "code":
             return self._split_code(block, text, budget)
         return self._split_prose(block, text, budget)
 
-    def _line_at(self, block: Block, text: str, offset: int) -> int | None:
-        if block.start_line is None:
-            return None
-        return block.start_line + text.count("\n", 0, offset)
-
     def _split_prose(self, block: Block, text: str, budget: int) -> list[_Piece]:
         """Paragraphs, then sentences, then token windows: the largest unit that fits."""
+        newlines = [m.start() for m in re.finditer("\n", text)]
+
+        def line_at(offset: int) -> int | None:  # bisect: linear overall, even for a huge block
+            return None if block.start_line is None else block.start_line + bisect.bisect_left(newlines, offset)
+
         units: list[tuple[int, int]] = []  # char spans in text
         pos = 0
         for m in _SENTENCE_END.finditer(text):
@@ -173,29 +187,41 @@ class Chunker:
         prev_end = 0
         for start, end in units:
             sentence = text[start:end]
-            if self.tok.count(sentence) <= budget:
-                spans = [(start, end)]
-            else:
-                spans = [(start + a, start + b) for a, b in self._token_windows(sentence, budget)]
-            for a, b in spans:
+            tokens = None if len(sentence) + 2 > budget * 8 else self.tok.count(sentence)
+            if tokens is not None and tokens <= budget:
+                spans, sizes = [(start, end)], [tokens]
+            else:  # too big: cut into token windows (measured once, while cutting)
+                windows = self._token_windows(sentence, budget)
+                spans = [(start + a, start + b) for a, b, _ in windows]
+                sizes = [None if n is None else n + 2 for _, _, n in windows]
+            for (a, b), size in zip(spans, sizes, strict=True):
                 piece_text = text[a:b].strip()
                 if not piece_text:
                     continue
                 sep = "\n" if pieces and "\n" in text[prev_end:a] else " "
                 pieces.append(
-                    _Piece(piece_text, block.page, self._line_at(block, text, a), self._line_at(block, text, b),
-                           sep="\n\n" if not pieces else sep)
+                    _Piece(piece_text, block.page, line_at(a), line_at(b), sep="\n\n" if not pieces else sep,
+                           tokens=size)
                 )
                 prev_end = b
         return pieces
 
-    def _token_windows(self, text: str, budget: int) -> list[tuple[int, int]]:
+    def _token_windows(self, text: str, budget: int) -> list[tuple[int, int, int | None]]:
+        """(start, end, tokens) windows of at most ``budget - 4`` tokens each.
+
+        ``tokens`` is the window's token count in the whole text; None when the window cuts a
+        word (its pieces may tokenize differently on their own, so it must be measured again).
+        """
         spans = self.tok.token_spans(text)
         size = max(8, budget - 4)
-        windows = []
+        windows: list[tuple[int, int, int | None]] = []
+        start_clean = True
         for i in range(0, len(spans), size):
             group = spans[i : i + size]
-            windows.append((group[0][0], group[-1][1]))
+            end = group[-1][1]
+            end_clean = end >= len(text) or not text[end].isalnum() or not text[end - 1].isalnum()
+            windows.append((group[0][0], end, len(group) if start_clean and end_clean else None))
+            start_clean = end_clean
         return windows
 
     def _cut_tokens(self, text: str, n: int) -> tuple[str, str]:
@@ -235,7 +261,7 @@ class Chunker:
             if self.tok.count(line) + wrap_cost > budget:  # one enormous line: token windows
                 flush(index - 1)
                 current, current_start = [], index + 1
-                for a, b in self._token_windows(line, budget - wrap_cost):
+                for a, b, _ in self._token_windows(line, budget - wrap_cost):
                     part = line[a:b]
                     part = f"{opener}\n{part}\n{closer}" if opener else part
                     ln = block.start_line + index if block.start_line is not None else None

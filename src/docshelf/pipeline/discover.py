@@ -21,6 +21,7 @@ from pathspec import GitIgnoreSpec
 
 from ..errors import SourceError
 from ..models import SourceFile
+from .obsidian import template_folders
 from .parsers import SNIFF_BYTES, ParserRegistry
 
 logger = logging.getLogger(__name__)
@@ -42,6 +43,12 @@ class Discovery:
 
     files: list[SourceFile] = field(default_factory=list)
     skipped: dict[str, str] = field(default_factory=dict)
+    skipped_by_root: dict[str, dict[str, str]] = field(default_factory=dict)
+    """The same reasons per root (absolute path): what ``docshelf status`` keeps showing."""
+
+    def skip(self, root: Path, rel: str, reason: str) -> None:
+        self.skipped[rel] = reason
+        self.skipped_by_root.setdefault(str(root), {})[rel] = reason
 
 
 def _decide(spec: GitIgnoreSpec | None, rel: str, is_dir: bool) -> bool | None:
@@ -64,6 +71,7 @@ class IgnoreRules:
         self.default_excludes = default_excludes
         self._exclude = GitIgnoreSpec.from_lines(list(exclude)) if exclude else None
         self._specs: dict[str, GitIgnoreSpec | None] = {}
+        self._templates = template_folders(self.root) if default_excludes else set()
 
     def clear(self) -> None:
         """Forget cached ignore files (after one was created, edited or deleted)."""
@@ -83,10 +91,11 @@ class IgnoreRules:
         """Like ``is_ignored`` but assumes the parent directories are not ignored (walks)."""
         name = rel.rsplit("/", 1)[-1]
         if self.default_excludes:
-            if is_dir and (name in DEFAULT_EXCLUDED_DIRS
-                           or (self.root / rel / "pyvenv.cfg").is_file()):
+            if is_dir and (name in DEFAULT_EXCLUDED_DIRS or _is_file(self.root / rel / "pyvenv.cfg")):
                 return True
             if not is_dir and name in DEFAULT_EXCLUDED_FILES:
+                return True
+            if is_dir and rel.lower() in self._templates:
                 return True
         decision = _decide(self._exclude, rel, is_dir)
         if decision is not None:
@@ -112,6 +121,19 @@ class IgnoreRules:
                     logger.warning("cannot read %s: %s", path, exc)
             self._specs[base] = GitIgnoreSpec.from_lines(lines) if lines else None
         return self._specs[base]
+
+
+def _is_file(path: Path) -> bool:
+    """``Path.is_file`` that answers False for an unreadable folder instead of raising."""
+    try:
+        return path.is_file()
+    except OSError:
+        return False
+
+
+def display_name(rel: str) -> str:
+    """``rel`` printable and storable: bytes that are not UTF-8 shown as ``\\xNN``."""
+    return rel.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
 def is_ignored(root: Path, rel_path: str, *, is_dir: bool = False, exclude: Sequence[str] = (),
@@ -142,16 +164,16 @@ class _Walker:
         try:
             stat = path.stat()
             if stat.st_size > self.max_bytes:
-                self.result.skipped[rel] = _size_reason(self.max_bytes)
+                self.result.skip(root, rel, _size_reason(self.max_bytes))
                 return
             if self.registry.for_file(path) is None:
                 with path.open("rb") as handle:
                     head = handle.read(SNIFF_BYTES)
                 if self.registry.for_file(path, head) is None:
-                    self.result.skipped[rel] = "unsupported format"
+                    self.result.skip(root, rel, "unsupported format")
                     return
         except OSError as exc:
-            self.result.skipped[rel] = f"unreadable ({exc.strerror or exc})"
+            self.result.skip(root, rel, f"unreadable ({exc.strerror or exc})")
             return
         self.result.files.append(SourceFile(root, path, rel, stat.st_size, stat.st_mtime_ns))
 
@@ -164,39 +186,45 @@ class _Walker:
                 with os.scandir(root / prefix) as it:
                     entries = sorted(it, key=lambda e: e.name)
             except OSError as exc:
-                self.result.skipped[prefix or "."] = f"unreadable ({exc.strerror or exc})"
+                self.result.skip(root, prefix or ".", f"unreadable ({exc.strerror or exc})")
                 continue
             subdirs = []
             for entry in entries:
                 rel = f"{prefix}/{entry.name}" if prefix else entry.name
+                if rel != display_name(rel):  # the store, JSON and terminals all need UTF-8
+                    self.result.skip(root, display_name(rel), "file name is not valid UTF-8 (rename it)")
+                    continue
                 try:
                     is_dir = entry.is_dir()  # follows symlinks
                     is_file = entry.is_file()
                     is_link = entry.is_symlink()
                 except OSError as exc:
-                    self.result.skipped[rel] = f"unreadable ({exc.strerror or exc})"
+                    self.result.skip(root, rel, f"unreadable ({exc.strerror or exc})")
                     continue
                 if not is_dir and entry.name in IGNORE_FILES:
                     continue
                 if rules.ignored_entry(rel, is_dir=is_dir) or Path(entry.path) in self.skip:
                     continue
                 if is_link:
-                    target = Path(entry.path).resolve()
-                    if not (is_dir or is_file):
-                        self.result.skipped[rel] = "broken symlink"
+                    try:
+                        outside = not Path(entry.path).resolve().is_relative_to(root)
+                    except (OSError, RuntimeError):  # a loop (3.11 raises RuntimeError)
+                        outside = False
+                    if outside:
+                        self.result.skip(root, rel, "symlink outside the root")
                         continue
-                    if not target.is_relative_to(root):
-                        self.result.skipped[rel] = "symlink outside the root"
+                    if not (is_dir or is_file):
+                        self.result.skip(root, rel, "broken symlink")
                         continue
                     if is_dir:
-                        self.result.skipped[rel] = "symlinked directory (not followed)"
+                        self.result.skip(root, rel, "symlinked directory (not followed)")
                         continue
                 if is_dir:
                     subdirs.append(rel)
                 elif is_file:
                     self.consider(root, rel)
                 else:
-                    self.result.skipped[rel] = "not a regular file"
+                    self.result.skip(root, rel, "not a regular file")
             stack.extend(reversed(subdirs))
 
 
@@ -230,11 +258,11 @@ def discover(
             continue
         root = given.absolute().parent.resolve()
         if given.is_symlink() and not given.resolve().is_relative_to(root):
-            result.skipped[given.name] = "symlink outside the root"
+            result.skip(root, given.name, "symlink outside the root")
         elif given.is_file():
             walker.consider(root, given.name)
         else:
-            result.skipped[given.name] = "not a regular file"
+            result.skip(root, given.name, "not a regular file")
     unique = {(str(f.root), f.rel_path): f for f in result.files}
     result.files = [unique[key] for key in sorted(unique)]
     return result

@@ -132,6 +132,7 @@ class Indexer:
             skip=self.settings.own_paths(),
         )
         report.skipped.update(found.skipped)
+        report.skipped_by_root = found.skipped_by_root
         records = {(r.root, r.path): r for r in self.store.records()}
         # Only a folder root owns what vanished beneath it; a single-file root prunes nothing else.
         root_names = {str(Path(r).expanduser().resolve()) for r in roots if Path(r).expanduser().is_dir()}
@@ -186,7 +187,7 @@ class Indexer:
                     walker.walk(root, rules, start=rel)
             elif path.is_file() and (explicit or not rules.is_ignored(rel)):
                 if path.is_symlink() and not path.resolve().is_relative_to(root):
-                    found.skipped[rel] = "symlink outside the root"
+                    found.skip(root, rel, "symlink outside the root")
                 else:
                     walker.consider(root, rel)
 
@@ -252,8 +253,11 @@ class Indexer:
             src, old = cand.src, cand.old
             try:
                 data: bytes | None = src.path.read_bytes()
-            except OSError as exc:  # e.g. vanished since discovery: the next run or event removes it
-                report.failed[src.rel_path] = f"could not read: {exc.strerror or exc}"
+            except OSError as exc:  # unreadable, or vanished since discovery (then the next run prunes it)
+                reason = f"could not read: {exc.strerror or exc}"
+                report.failed[src.rel_path] = reason
+                # Recorded (status shows it) with no mtime, so that every run tries it again.
+                batch.records.append(replace(self._failed_record(src, "", reason, old), mtime_ns=0))
                 progress.file_done(src.rel_path)
                 continue
             digest = sha256_bytes(data)

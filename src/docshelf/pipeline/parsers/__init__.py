@@ -16,6 +16,7 @@ from pathlib import Path
 from ...errors import ParseError
 from ...models import ParsedDocument
 from ...protocols import Parser
+from .canvas import CanvasParser
 from .docx import DocxParser
 from .html import HtmlParser
 from .markdown import MarkdownParser
@@ -114,5 +115,5 @@ class ParserRegistry:
 def default_registry() -> ParserRegistry:
     """A registry holding every built-in parser."""
     return ParserRegistry(
-        [MarkdownParser(), HtmlParser(), PdfParser(), DocxParser(), TextParser(), CodeParser()]
+        [MarkdownParser(), HtmlParser(), PdfParser(), DocxParser(), TextParser(), CodeParser(), CanvasParser()]
     )

@@ -37,10 +37,23 @@ def decode_text(path: Path, data: bytes) -> str:
         try:
             text = data.decode("utf-8-sig")
         except UnicodeDecodeError:
-            text = data.decode("latin-1")
+            text = _decode_damaged(data)
             if len(_CONTROL.findall(text)) > max(1, len(text) // 20):
                 raise ParseError(str(path), "binary file (not UTF-8 or latin-1 text)") from None
     return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+_UTF8_MULTIBYTE = re.compile(rb"[\xc2-\xdf][\x80-\xbf]|[\xe0-\xef][\x80-\xbf]{2}|[\xf0-\xf4][\x80-\xbf]{3}")
+
+
+def _decode_damaged(data: bytes) -> str:
+    """Text that is not valid UTF-8: UTF-8 with a few bad bytes replaced when most of its
+    non-ASCII bytes form UTF-8 sequences (as many as bad bytes), else latin-1 (which decodes any byte)."""
+    text = data.decode("utf-8-sig", errors="replace")
+    sequences = len(_UTF8_MULTIBYTE.findall(data))
+    if sequences and sequences >= text.count("\ufffd"):
+        return text
+    return data.decode("latin-1")
 
 
 def normalize_date(value: Any) -> str | None:

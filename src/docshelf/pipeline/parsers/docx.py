@@ -22,6 +22,11 @@ from ...errors import ParseError
 from ...models import Block, ParsedDocument
 from ._common import HeadingStack, collapse, normalize_date, split_tags
 
+MAX_UNPACKED_BYTES = 100_000_000
+"""Most a DOCX may unpack to. python-docx inflates parts fully into memory, so a zip bomb
+(a few MB inflating to gigabytes) is refused from its directory, before anything inflates.
+Python's zipfile never inflates a member past its declared size, so the check holds."""
+
 _HEADING_STYLE = re.compile(r"^heading\s*([1-9])$", re.IGNORECASE)
 _LIST_STYLE = re.compile(r"^list\b", re.IGNORECASE)
 
@@ -71,6 +76,18 @@ def _metadata(document: Any) -> tuple[dict[str, Any], str]:
     return meta, (props.title or "").strip()
 
 
+def _check_unpacked_size(path: Path, data: bytes) -> None:
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            unpacked = sum(info.file_size for info in archive.infolist())
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError) as exc:
+        raise ParseError(str(path), f"not a valid DOCX (not a Word package: {exc})") from exc
+    if unpacked > MAX_UNPACKED_BYTES:
+        raise ParseError(str(path), f"refusing to unpack: {unpacked / 1e6:,.0f} MB inflated from "
+                         f"{len(data) / 1e6:,.1f} MB is over the {MAX_UNPACKED_BYTES / 1e6:g} MB limit "
+                         "(a zip bomb?)")
+
+
 class DocxParser:
     """Parses ``.docx`` with python-docx (text, headings, lists and tables; no images)."""
 
@@ -78,6 +95,7 @@ class DocxParser:
     suffixes = (".docx",)
 
     def parse(self, path: Path, data: bytes) -> ParsedDocument:
+        _check_unpacked_size(path, data)
         try:
             document = docx.Document(io.BytesIO(data))
         except (PackageNotFoundError, zipfile.BadZipFile) as exc:

@@ -7,14 +7,39 @@ before any text is read. ``<main>``/``<article>`` is preferred when present.
 
 from __future__ import annotations
 
+import logging
+import re
+import warnings
 from pathlib import Path
 from typing import Any
 
 from bs4 import BeautifulSoup, Comment, NavigableString, Tag
 from bs4.element import Declaration, Doctype, ProcessingInstruction
 
+from ...errors import ParseError
 from ...models import Block, BlockKind, ParsedDocument
 from ._common import HeadingStack, collapse, normalize_date, split_tags
+
+class _DammitToDebug(logging.Filter):
+    """bs4 logs a WARNING for every undecodable byte run; that would reach the terminal."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        logger.debug("bs4: %s", record.getMessage())
+        return False
+
+
+logger = logging.getLogger(__name__)
+logging.getLogger("bs4.dammit").addFilter(_DammitToDebug())
+
+MAX_DEPTH = 400
+"""Deepest element nesting read. Real pages stay far below; a deeper one would make the
+tree walk recurse past Python's stack, after seconds of parsing."""
+_TAG = re.compile(rb"<(/?)([A-Za-z][A-Za-z0-9:-]*)[^>]*?(/?)>")
+# Void elements never hold children (html.parser nests everything else, even an unclosed <p>).
+_VOID = frozenset({
+    b"area", b"base", b"br", b"col", b"embed", b"hr", b"img", b"input", b"link", b"meta", b"param",
+    b"source", b"track", b"wbr", b"!doctype",
+})
 
 DROP_TAGS = ("script", "style", "noscript", "nav", "footer", "aside", "form", "svg",
              "iframe", "template", "button")
@@ -27,6 +52,20 @@ _BLOCK_TAGS = {
     "li", "main", "nav", "ol", "p", "pre", "section", "summary", "table", "tr", "ul", "br",
 }
 _SKIP_STRINGS = (Comment, Doctype, Declaration, ProcessingInstruction)
+
+
+def nesting_depth(data: bytes, limit: int = MAX_DEPTH) -> int:
+    """How deep elements nest, from the tags alone (a linear scan, no tree); stops past ``limit``."""
+    depth = deepest = 0
+    for match in _TAG.finditer(data):
+        closing, name, self_closing = match.group(1), match.group(2).lower(), match.group(3)
+        if name in _VOID or self_closing:
+            continue
+        depth = max(0, depth - 1) if closing else depth + 1
+        deepest = max(deepest, depth)
+        if deepest > limit:
+            break
+    return deepest
 
 
 def _text(node: Tag | NavigableString, lines: list[str] | None = None) -> list[str]:
@@ -181,7 +220,11 @@ class HtmlParser:
     suffixes = (".html", ".htm")
 
     def parse(self, path: Path, data: bytes) -> ParsedDocument:
-        soup = BeautifulSoup(data, "html.parser")
+        if nesting_depth(data) > MAX_DEPTH:
+            raise ParseError(str(path), f"HTML nested more than {MAX_DEPTH} elements deep (not read)")
+        with warnings.catch_warnings():  # bs4 warns on stderr about undecodable bytes
+            warnings.simplefilter("ignore")
+            soup = BeautifulSoup(data, "html.parser")
         title_tag = soup.find("title")
         title = collapse(title_tag.get_text()) if isinstance(title_tag, Tag) else ""
         meta = _meta(soup)

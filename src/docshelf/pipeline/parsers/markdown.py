@@ -18,6 +18,7 @@ from markdown_it.token import Token
 
 from ...models import Block, BlockKind, ParsedDocument
 from ._common import HeadingStack, as_str_list, decode_text, normalize_date, split_tags, unique
+from .wikilinks import WIKILINK, WikiLink, find_wikilinks, link_targets, render_wikilinks
 
 _FRONTMATTER_CLOSE = ("---", "...")
 # Obsidian tag: '#' at start or after whitespace/punctuation, at least one non-digit.
@@ -51,12 +52,55 @@ def _scalar(value: Any) -> Any:
     return value
 
 
+MAX_FRONTMATTER_CHARS = 64_000
+MAX_YAML_ALIASES = 20  # sum-bounded: 20 aliases expand to at most ~1,500 nodes
+MAX_YAML_DEPTH = 50
+
+
+class _BoundedLoader(yaml.SafeLoader):
+    """``SafeLoader`` (plain data only, no Python objects) that refuses YAML bombs.
+
+    A "billion laughs" document nests aliases so that a few hundred bytes expand to
+    billions of nodes as soon as anything walks them; deep nesting exhausts the stack.
+    Both are cut off while composing, before any expansion.
+    """
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self._aliases = 0
+        self._depth = 0
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        if self.check_event(yaml.AliasEvent):
+            self._aliases += 1
+            if self._aliases > MAX_YAML_ALIASES:
+                raise yaml.YAMLError(f"more than {MAX_YAML_ALIASES} aliases (a YAML bomb?)")
+        self._depth += 1
+        try:
+            if self._depth > MAX_YAML_DEPTH:
+                raise yaml.YAMLError(f"nested more than {MAX_YAML_DEPTH} levels deep")
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+
+
+def load_yaml(raw: str) -> Any:
+    """Plain data from untrusted YAML: safe tags only, bounded size, aliases and depth."""
+    if len(raw) > MAX_FRONTMATTER_CHARS:
+        raise yaml.YAMLError(f"longer than {MAX_FRONTMATTER_CHARS} characters")
+    loader = _BoundedLoader(raw)
+    try:
+        return loader.get_single_data()
+    finally:
+        loader.dispose()
+
+
 def frontmatter_metadata(raw: str) -> dict[str, Any]:
     """Parse YAML frontmatter into normalised metadata; errors become ``frontmatter_error``."""
     try:
-        data = yaml.safe_load(raw)
+        data = load_yaml(raw)
     except yaml.YAMLError as exc:
-        problem = getattr(exc, "problem", None) or type(exc).__name__
+        problem = getattr(exc, "problem", None) or str(exc) or type(exc).__name__
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 2}" if mark is not None else ""  # +1 fence, +1 base
         return {"frontmatter_error": f"invalid YAML frontmatter{where}: {problem}"}
@@ -111,8 +155,36 @@ def _prose_tags(tokens: list[Token]) -> list[str]:
             if child is not None and child.type == "text":
                 run.append(child.content)
                 continue
-            found.extend(_INLINE_TAG.findall("".join(run)))
+            # "[[#Heading]]" links inside the note are not tags
+            found.extend(_INLINE_TAG.findall(WIKILINK.sub(" ", "".join(run))))
             run = []
+    return found
+
+
+# Obsidian hides %% comments %% in reading view; Excalidraw drawings keep their JSON inside one.
+_COMMENT = re.compile(r"%%.*?(?:%%|\Z)", re.S)
+_EXCALIDRAW_BANNER = re.compile(r"^==⚠.*EXCALIDRAW VIEW.*⚠==[ \t]*$", re.M)
+_BLOCK_ID = re.compile(r"[ \t]\^[A-Za-z0-9-]+[ \t]*$", re.M)  # "text ^a1b2c3": a block reference target
+
+
+def _hide_obsidian_comments(text: str) -> str:
+    """Blank comments, block ids and the Excalidraw banner, keeping line breaks so citations hold."""
+    if "^" in text:
+        text = _BLOCK_ID.sub("", text)
+    if "%%" in text:
+        text = _COMMENT.sub(lambda m: "\n" * m.group(0).count("\n"), text)
+    if "EXCALIDRAW VIEW" in text:
+        text = _EXCALIDRAW_BANNER.sub("", text)
+    return text
+
+
+def _frontmatter_links(meta: dict[str, Any]) -> list[WikiLink]:
+    """Obsidian properties may link too (``related: "[[Apollo]]"``)."""
+    found: list[WikiLink] = []
+    for value in meta.values():
+        for item in value if isinstance(value, list) else [value]:
+            if isinstance(item, str):
+                found.extend(find_wikilinks(item))
     return found
 
 
@@ -126,7 +198,7 @@ class MarkdownParser:
         self._md = MarkdownIt("commonmark").enable(["table", "strikethrough"])
 
     def parse(self, path: Path, data: bytes) -> ParsedDocument:
-        text = decode_text(path, data)
+        text = _hide_obsidian_comments(decode_text(path, data))
         lines = text.split("\n")
         raw, fm_lines = split_frontmatter(text)
         meta: dict[str, Any] = {"format": "markdown"}
@@ -137,6 +209,7 @@ class MarkdownParser:
         tokens = self._md.parse(body)
 
         blocks: list[Block] = []
+        links: list[WikiLink] = _frontmatter_links(meta)
         headings = HeadingStack()
         first_h1: str | None = None
         for i, token in enumerate(tokens):
@@ -148,15 +221,22 @@ class MarkdownParser:
             source = "\n".join(lines[start - 1 : end])
             if token.type == "heading_open":
                 level = int(token.tag[1])
-                title = _inline_text(tokens[i + 1])
+                links.extend(find_wikilinks(source))
+                source = render_wikilinks(source)
+                title = render_wikilinks(_inline_text(tokens[i + 1]))
                 if level == 1 and first_h1 is None and title:
                     first_h1 = title
                 path_ = headings.push(level, title)
                 blocks.append(Block("heading", source, path_, None, start, end, level))
             elif token.type in _BLOCK_KINDS and source.strip():
                 kind = _BLOCK_KINDS[token.type]
+                if kind != "code":
+                    links.extend(find_wikilinks(source))
+                    source = render_wikilinks(source)
                 blocks.append(Block(kind, source, headings.path, None, start, end))
 
+        if links:
+            meta["links"] = link_targets(links)
         tags = unique([*meta.get("tags", []), *_prose_tags(tokens)])
         if tags:
             meta["tags"] = tags

@@ -182,6 +182,9 @@ class PdfParser:
                 blocks.extend(Block("paragraph", para, (), number) for para in paragraphs(text))
         if pages and len(failed) == len(pages):
             raise ParseError(str(path), "not a valid PDF (no page could be read)")
+        if pages and not blocks and not failed:
+            raise ParseError(str(path), f"no text layer on any of its {len(pages)} page(s): a scanned or "
+                             "image-only PDF (docshelf does not run OCR)")
         if failed:
             meta["failed_pages"] = failed
         title = info_title if info_title.lower() not in _PLACEHOLDER_TITLES else ""

@@ -1,0 +1,353 @@
+"""docshelf beside the stacks it replaces, in one run: ChromaDB and SQLite + sqlite-vec + FTS5.
+
+The ChromaDB pipeline is the one the servers docshelf replaces used: the same embedding model
+(the packaged all-MiniLM-L6-v2), fixed 500-token windows with 50 tokens of overlap, dense-only
+search, and a category filter as a ``where`` on metadata. SQLite + sqlite-vec (exact KNN) +
+FTS5 is what most peer MCP servers use.
+
+Parts (each optional):
+  latency   N synthetic chunks (text: real sentences, so BM25 has real statistics; vectors:
+            the real model's embeddings of those sentences, mixed and jittered), one index per
+            stack, 100 real questions, k=10, query embedding included everywhere; docshelf
+            through ``Docshelf.search`` (its product code path), filtered and unfiltered;
+            recall@10 of docshelf's vector index against exact search.
+  indexing  the first D SciFact abstracts as Markdown files, indexed from scratch by
+            ``docshelf index`` and by the Chroma pipeline, each in a fresh process: wall time
+            and peak RSS.
+  quality   SciFact test nDCG@10: ``docshelf eval`` (hybrid and semantic) against the Chroma
+            pipeline on the same corpus and queries.
+
+Needs ``pip install chromadb sqlite-vec apsw`` beside docshelf, and ../shared/eval/scifact.
+
+    python benchmarks/stacks.py --quick                # 10k chunks, 30 queries, 100 docs
+    python benchmarks/stacks.py --chunks 100000 --docs 300 --quality --json out.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+# ../shared beside the checkout (or beside any folder above it, e.g. from a git worktree)
+SCIFACT = next((d / "shared" / "eval" / "scifact" for d in HERE.parents if (d / "shared" / "eval" / "scifact").is_dir()),
+               HERE.parent.parent / "shared" / "eval" / "scifact")
+CATEGORIES = [f"c{i}" for i in range(10)]
+
+
+def p(values: list[float], q: float) -> float:
+    return float(np.percentile(values, q)) if values else float("nan")
+
+
+# -- data -------------------------------------------------------------------------------------
+def sentences(limit: int) -> list[str]:
+    out: list[str] = []
+    with (SCIFACT / "corpus.jsonl").open() as f:
+        for line in f:
+            doc = json.loads(line)
+            out.extend(s.strip() + "." for s in doc["text"].split(". ") if len(s.split()) > 5)
+            if len(out) >= limit:
+                break
+    return out[:limit]
+
+
+def questions(n: int) -> list[str]:
+    qs = [json.loads(line)["text"] for line in (SCIFACT / "queries.jsonl").open()]
+    random.Random(7).shuffle(qs)
+    return qs[:n]
+
+
+def synthetic(n_chunks: int, embedder) -> tuple[list[str], np.ndarray, list[str], list[str]]:
+    """Texts of 3 real sentences; vectors = jittered mean of the sentences' real embeddings."""
+    pool = sentences(3000)
+    pool_vecs = embedder.embed_documents(pool)
+    rng = np.random.default_rng(1)
+    picks = rng.integers(0, len(pool), size=(n_chunks, 3))
+    texts = [" ".join(pool[j] for j in row) for row in picks]
+    vecs = pool_vecs[picks].mean(axis=1) + rng.normal(scale=0.02, size=(n_chunks, pool_vecs.shape[1]))
+    vecs = (vecs / np.linalg.norm(vecs, axis=1, keepdims=True)).astype(np.float32)
+    cats = [CATEGORIES[i % len(CATEGORIES)] for i in range(n_chunks)]
+    dates = [f"20{20 + i % 6}-{1 + i % 12:02d}-{1 + i % 28:02d}" for i in range(n_chunks)]
+    return texts, vecs, cats, dates
+
+
+# -- the three stacks ---------------------------------------------------------------------------
+def build_docshelf(folder: Path, texts, vecs, cats, dates, per_doc: int = 10):
+    from docshelf.config import Settings
+    from docshelf.models import Chunk, DocumentRecord
+    from docshelf.service import Docshelf
+
+    shelf = Docshelf(Settings(index_dir=folder / "docshelf"))
+    manifest = {**shelf._identity(), "created_at": time.time(), "roots": ["/bench"]}
+    shelf.store.write_manifest(manifest)
+    t0 = time.perf_counter()
+    items = []
+    for start in range(0, len(texts), per_doc):
+        doc = start // per_doc
+        path = f"d{doc:06d}.md"
+        chunks = [
+            Chunk(id=f"{path}#{i}", root="/bench", path=path, collection=cats[start], doc_type="doc",
+                  title=f"Document {doc}", heading_path=(), chunk_index=i - start, text=texts[i],
+                  embed_text=texts[i], date=dates[start])
+            for i in range(start, min(start + per_doc, len(texts)))
+        ]
+        record = DocumentRecord(root="/bench", path=path, sha256=str(doc), size=1, mtime_ns=0, status="indexed",
+                                collection=cats[start], doc_type="doc", title=f"Document {doc}",
+                                chunk_count=len(chunks), date=dates[start])
+        items.append((record, chunks, vecs[start : start + len(chunks)]))
+        if len(items) == 500:
+            shelf.store.replace_documents(items)
+            items = []
+    if items:
+        shelf.store.replace_documents(items)
+    shelf.store.optimize()  # builds the full-text index, and the vector index past its threshold
+    return shelf, time.perf_counter() - t0
+
+
+def build_chroma(folder: Path, texts, vecs, cats):
+    import chromadb
+
+    client = chromadb.PersistentClient(path=str(folder / "chroma"))
+    col = client.get_or_create_collection("docs", metadata={"hnsw:space": "cosine"}, embedding_function=None)
+    t0 = time.perf_counter()
+    step = 5000
+    for s in range(0, len(texts), step):
+        col.add(ids=[str(i) for i in range(s, min(s + step, len(texts)))], embeddings=vecs[s : s + step],
+                documents=texts[s : s + step], metadatas=[{"category": c} for c in cats[s : s + step]])
+    return col, time.perf_counter() - t0
+
+
+def build_sqlite(folder: Path, texts, vecs):
+    import apsw
+    import sqlite_vec
+
+    db = apsw.Connection(str(folder / "sqlite.db"))
+    db.enable_load_extension(True)
+    db.load_extension(sqlite_vec.loadable_path())
+    t0 = time.perf_counter()
+    db.execute(f"create virtual table vec using vec0(embedding float[{vecs.shape[1]}])")
+    db.execute("create virtual table fts using fts5(text)")
+    with db:
+        db.executemany("insert into vec(rowid, embedding) values (?, ?)",
+                       ((i, v.tobytes()) for i, v in enumerate(vecs)))
+        db.executemany("insert into fts(rowid, text) values (?, ?)", enumerate(texts))
+    return db, time.perf_counter() - t0
+
+
+def fts_query(q: str) -> str:
+    words = [w for w in "".join(c if c.isalnum() else " " for c in q).split() if len(w) > 1]
+    return " OR ".join(f'"{w}"' for w in words) or '""'
+
+
+def timed(fn, queries) -> list[float]:
+    fn(queries[0])  # warm
+    out = []
+    for q in queries:
+        t = time.perf_counter()
+        fn(q)
+        out.append((time.perf_counter() - t) * 1000)
+    return out
+
+
+def latency(args, work: Path) -> dict:
+    from docshelf.embedders.onnx_minilm import OnnxMiniLM
+
+    texts, vecs, cats, dates = synthetic(args.chunks, OnnxMiniLM())
+    qs = questions(args.queries)
+    shelf, ds_build = build_docshelf(work, texts, vecs, cats, dates)
+    model = shelf.embedder  # the packaged model, the same one every stack uses for its queries
+    res: dict = {"chunks": args.chunks, "queries": len(qs), "build_s": {"docshelf": ds_build}}
+
+    from docshelf.models import SearchFilters
+
+    def ds(mode, filters=None):
+        return lambda q: shelf.search(q, k=10, mode=mode, filters=filters)
+
+    lat = {}
+    for mode in ("hybrid", "semantic", "keyword"):
+        lat[f"docshelf {mode}"] = timed(ds(mode), qs)
+    lat["docshelf hybrid + collection"] = timed(ds("hybrid", SearchFilters(collections=("c3",))), qs)
+    lat["docshelf hybrid + date"] = timed(ds("hybrid", SearchFilters(date_from="2023-01-01", date_to="2023-12-31")), qs)
+
+    # recall@10 of the vector index (whatever the store built) against exact search
+    recalls = []
+    for q in qs:
+        qv = model.embed_query(q)
+        exact = set(np.argsort(-(vecs @ qv))[:10].tolist())
+        got = {int(c.path[1:7]) * 10 + c.chunk_index for c, _ in shelf.store.vector_search(qv, 10)}
+        recalls.append(len(exact & got) / 10)
+    res["docshelf_vector_recall@10"] = statistics.mean(recalls)
+    res["docshelf_vector_index"] = bool(getattr(shelf.store, "has_vector_index", lambda: False)())
+
+    if args.chroma:
+        col, t = build_chroma(work, texts, vecs, cats)
+        res["build_s"]["chroma"] = t
+        lat["chroma dense"] = timed(lambda q: col.query(query_embeddings=[model.embed_query(q)], n_results=10), qs)
+        lat["chroma dense + where"] = timed(
+            lambda q: col.query(query_embeddings=[model.embed_query(q)], n_results=10, where={"category": "c3"}), qs)
+    if args.sqlite:
+        db, t = build_sqlite(work, texts, vecs)
+        res["build_s"]["sqlite-vec"] = t
+        lat["sqlite-vec exact"] = timed(lambda q: db.execute(
+            "select rowid, distance from vec where embedding match ? and k = 10",
+            (model.embed_query(q).tobytes(),)).fetchall(), qs)
+        lat["sqlite fts5"] = timed(lambda q: db.execute(
+            "select rowid, bm25(fts) from fts where fts match ? order by bm25(fts) limit 10",
+            (fts_query(q),)).fetchall(), qs)
+    res["latency_ms"] = {k: {"p50": p(v, 50), "p95": p(v, 95)} for k, v in lat.items()}
+    res["rss_mb_after_queries"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return res
+
+
+# -- indexing from files --------------------------------------------------------------------------
+def chroma_pipeline(docs: Path, store: Path, window: int = 500, overlap: int = 50) -> int:
+    """What the replaced server did: fixed token windows, one Chroma add per file batch."""
+    import chromadb
+
+    from docshelf.embedders.onnx_minilm import OnnxMiniLM
+
+    model = OnnxMiniLM()
+    tok = model.tokenizer
+    col = chromadb.PersistentClient(path=str(store)).get_or_create_collection(
+        "docs", metadata={"hnsw:space": "cosine"}, embedding_function=None)
+    n = 0
+    for f in sorted(docs.glob("*.md")):
+        text = f.read_text()
+        spans = tok.token_spans(text)
+        pieces = []
+        for s in range(0, max(1, len(spans)), window - overlap):
+            part = spans[s : s + window]
+            if part:
+                pieces.append(text[part[0][0] : part[-1][1]])
+        if not pieces:
+            continue
+        col.add(ids=[f"{f.name}:{i}" for i in range(len(pieces))], embeddings=model.embed_documents(pieces),
+                documents=pieces, metadatas=[{"source": f.name, "category": "docs"}] * len(pieces))
+        n += len(pieces)
+    return n
+
+
+def write_docs(folder: Path, n: int) -> dict[str, str]:
+    folder.mkdir(parents=True, exist_ok=True)
+    names = {}
+    with (SCIFACT / "corpus.jsonl").open() as f:
+        for i, line in enumerate(f):
+            if i >= n:
+                break
+            doc = json.loads(line)
+            (folder / f"{doc['_id']}.md").write_text(f"# {doc['title']}\n\n{doc['text']}\n")
+            names[f"{doc['_id']}.md"] = doc["_id"]
+    return names
+
+
+def run_child(code: str) -> tuple[float, float, str]:
+    """Wall seconds and peak RSS (MB) of a fresh Python process running ``code``."""
+    t0 = time.perf_counter()
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    wall = time.perf_counter() - t0
+    rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024  # max over children so far
+    return wall, rss, out.stdout.strip()
+
+
+def indexing(args, work: Path) -> dict:
+    docs = work / "files"
+    write_docs(docs, args.docs)
+    res = {"docs": args.docs}
+    wall, rss, out = run_child(
+        "from docshelf.config import Settings; from docshelf.service import Docshelf; "
+        f"r = Docshelf(Settings(index_dir={str(work / 'ds-files')!r})).index([{str(docs)!r}]); "
+        "print(r.chunks_embedded)")
+    res["docshelf"] = {"seconds": wall, "peak_rss_mb": rss, "chunks": int(out)}
+    if args.chroma:
+        wall, rss2, out = run_child(
+            f"import sys; sys.path.insert(0, {str(HERE)!r}); import stacks; "
+            f"print(stacks.chroma_pipeline(__import__('pathlib').Path({str(docs)!r}), "
+            f"__import__('pathlib').Path({str(work / 'chroma-files')!r})))")
+        res["chroma"] = {"seconds": wall, "peak_rss_mb": rss2, "chunks": int(out)}
+    return res
+
+
+# -- quality ------------------------------------------------------------------------------------
+def quality(args, work: Path) -> dict:
+    from docshelf.eval.beir import load_dataset
+    from docshelf.eval.metrics import evaluate_run
+    from docshelf.eval.runner import run_eval
+
+    dataset = load_dataset(SCIFACT, "test")
+    report = run_eval(dataset, modes=["hybrid", "semantic"])
+    res = {f"docshelf {m.mode}": m.metrics["ndcg@10"] for m in report.modes}
+    if args.chroma:
+        import chromadb
+
+        from docshelf.embedders.onnx_minilm import OnnxMiniLM
+
+        docs = work / "scifact-files"
+        names = write_docs(docs, 10**9)
+        store = work / "chroma-scifact"
+        t0 = time.perf_counter()
+        chroma_pipeline(docs, store)
+        res["chroma index seconds"] = time.perf_counter() - t0
+        col = chromadb.PersistentClient(path=str(store)).get_collection("docs")
+        model = OnnxMiniLM()
+        run = {}
+        for qid, text in dataset.judged_queries():
+            r = col.query(query_embeddings=[model.embed_query(text)], n_results=100)
+            ranked: list[str] = []
+            for meta in r["metadatas"][0]:
+                doc = names[meta["source"]]
+                if doc not in ranked:
+                    ranked.append(doc)
+            run[qid] = ranked
+        res["chroma dense"] = evaluate_run(run, dataset.qrels)["ndcg@10"]
+    return res
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--chunks", type=int, default=100_000)
+    ap.add_argument("--queries", type=int, default=100)
+    ap.add_argument("--docs", type=int, default=300, help="files for the indexing comparison (0: skip)")
+    ap.add_argument("--quality", action="store_true", help="SciFact test nDCG@10, both pipelines (slow)")
+    ap.add_argument("--no-chroma", dest="chroma", action="store_false")
+    ap.add_argument("--no-sqlite", dest="sqlite", action="store_false")
+    ap.add_argument("--quick", action="store_true", help="10k chunks, 30 queries, 50 files")
+    ap.add_argument("--json", type=Path, help="also write the results here")
+    args = ap.parse_args()
+    if args.quick:
+        args.chunks, args.queries, args.docs = 10_000, 30, 50
+    results = {"date": time.strftime("%Y-%m-%d"), "cpus": os.cpu_count()}
+    with tempfile.TemporaryDirectory(prefix="docshelf-stacks-") as tmp:
+        work = Path(tmp)
+        if args.chunks:
+            results["latency"] = latency(args, work)
+        if args.docs:
+            results["indexing"] = indexing(args, work)
+        if args.quality:
+            results["quality"] = quality(args, work)
+    print(json.dumps(results, indent=2))
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=2) + "\n")
+    lat = results.get("latency", {}).get("latency_ms", {})
+    if lat:
+        print("\n| search (k=10, query embedding included) | p50 ms | p95 ms |\n|---|---:|---:|")
+        for k, v in lat.items():
+            print(f"| {k} | {v['p50']:.1f} | {v['p95']:.1f} |")
+        hyb = lat["docshelf hybrid"]["p50"]
+        for other in ("sqlite-vec exact", "chroma dense + where"):
+            if other in lat:
+                print(f"docshelf hybrid is {lat[other]['p50'] / hyb:.1f}x faster than {other} (p50)")
+
+
+if __name__ == "__main__":
+    main()
