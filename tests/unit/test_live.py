@@ -90,11 +90,10 @@ def test_the_periodic_recheck_catches_changes_the_watcher_missed(write, tmp_path
     loop = WriterLoop(shelf, [docs.resolve()], watch=False)  # no watcher: only the re-check can see changes
     loop.start()
     try:
-        assert wait_until(lambda: found(shelf, "serval") == {"a.md"})
+        assert wait_until(lambda: loop.reconciles >= 1 and found(shelf, "serval") == {"a.md"}, timeout=60)
         write(docs, "b.md", "# B\n\nthe second serval")
         (docs / "a.md").unlink()
-        assert wait_until(lambda: found(shelf, "serval") == {"b.md"})
-        assert loop.reconciles >= 2
+        assert wait_until(lambda: loop.reconciles >= 2 and found(shelf, "serval") == {"b.md"}, timeout=60)
     finally:
         assert loop.stop()
 
