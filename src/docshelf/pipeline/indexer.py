@@ -27,8 +27,9 @@ import numpy as np
 
 from ..config import Settings
 from ..crashpoints import crash_point
+from ..dates import iso_day_or_none
 from ..errors import ParseError, SourceError
-from ..models import Chunk, DocumentRecord, IndexReport, ParsedDocument, SourceFile
+from ..models import Chunk, DocumentRecord, IndexReport, ParseContext, ParsedDocument, SourceFile
 from ..protocols import Embedder, Store
 from .chunk import Chunker, chunk_id
 from .discover import discover
@@ -304,7 +305,7 @@ class Indexer:
 
     def _prepare(self, src: SourceFile, data: bytes, digest: str) -> _Pending:
         try:
-            doc = self.registry.parse(src.path, data)
+            doc = self.registry.parse(src.path, data, ParseContext(src.root))
         except SourceError:
             raise
         except Exception as exc:  # a parser bug must not stop the run
@@ -312,7 +313,7 @@ class Indexer:
         collection, collection_type = self.settings.collection_for(src.rel_path)
         doc_type = self.settings.doc_type_for(src.rel_path, doc.metadata.get("type"), collection_type)
         tags = _tags(doc.metadata.get("tags"))
-        doc_date = _iso_date(doc.metadata.get("date"))
+        doc_date = iso_day_or_none(doc.metadata.get("date"))  # the same ISO rule as date filters
         record = DocumentRecord(
             root=str(src.root), path=src.rel_path, sha256=digest, size=src.size, mtime_ns=src.mtime_ns,
             status="indexed", collection=collection, doc_type=doc_type, title=doc.title, format=doc.format,
@@ -336,15 +337,29 @@ class Indexer:
         ]
 
     def _commit(self, batch: _Batch, progress: IndexProgress) -> int:
-        """Embed what is new (reusing stored vectors of unchanged chunks) and write one batch."""
+        """Embed what is new (reusing stored vectors of unchanged chunks) and write one batch.
+
+        Progress moves per file: a file counts as done once its last new chunk is embedded.
+        """
         pending = batch.items
-        todo = list(dict.fromkeys(c.embed_text for p in pending for c in p.chunks if c.embed_text not in p.known))
+        todo: list[tuple[int, str]] = []  # (file, text), each text once
+        queued: set[str] = set()
+        for i, p in enumerate(pending):
+            for c in p.chunks:
+                if c.embed_text not in p.known and c.embed_text not in queued:
+                    queued.add(c.embed_text)
+                    todo.append((i, c.embed_text))
+        last = {i: pos for pos, (i, _) in enumerate(todo)}  # each file's last text to embed
         fresh: dict[str, np.ndarray] = {}
+        reported = 0
         for start in range(0, len(todo), EMBED_BATCH):
-            texts = todo[start : start + EMBED_BATCH]
+            texts = [text for _, text in todo[start : start + EMBED_BATCH]]
             crash_point("embed")
             fresh.update(zip(texts, self.embedder.embed_documents(texts), strict=True))
             progress.chunks_embedded(len(texts))
+            while reported < len(pending) and last.get(reported, -1) < start + len(texts):
+                progress.file_done(pending[reported].record.path)
+                reported += 1
         items = []
         for p in pending:
             vectors = [p.known.get(c.embed_text, fresh.get(c.embed_text)) for c in p.chunks]
@@ -353,7 +368,7 @@ class Indexer:
         self.store.replace_documents(items)
         self.store.delete_documents(batch.drop_chunks)
         self.store.put_records(batch.records)
-        for p in pending:
+        for p in pending[reported:]:
             progress.file_done(p.record.path)
         return len(todo)
 
@@ -385,20 +400,6 @@ def _aliases(value: Any) -> tuple[str, ...]:
     """Frontmatter ``aliases`` (a list or one string) as clean strings, for note look-ups."""
     items = value if isinstance(value, list | tuple) else [value] if value else []
     return tuple(str(a).strip() for a in items if str(a).strip())
-
-
-def _iso_date(value: Any) -> str | None:
-    if value is None or value == "":
-        return None
-    if isinstance(value, datetime):
-        return value.date().isoformat()
-    if isinstance(value, date):
-        return value.isoformat()
-    text = str(value).strip()
-    try:
-        return date.fromisoformat(text[:10]).isoformat()
-    except ValueError:
-        return None
 
 
 __all__ = ["Indexer", "IndexProgress"]
