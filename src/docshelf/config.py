@@ -51,6 +51,11 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="DOCSHELF_", env_nested_delimiter="__", extra="ignore")
 
     index_dir: Path = Field(default_factory=default_index_dir)
+    # Where the index lives: unset = embedded LanceDB in index_dir; "postgresql://…",
+    # "qdrant://host:6333" or "qdrant+https://host" for a shared server backend.
+    store: str | None = None
+    store_read_url: str | None = None  # PostgreSQL: a read replica for searches
+    store_api_key: str | None = None  # Qdrant: the API key (or DOCSHELF_STORE_API_KEY)
     roots: list[Path] = []
     model: str = "all-MiniLM-L6-v2"
     embed_batch_size: int = 8

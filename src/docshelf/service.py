@@ -15,11 +15,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from filelock import FileLock, Timeout
-
 from .config import Settings
 from .documents import reassemble, resolve_note, select
-from .errors import ConfigError, EmbedderMismatch, IndexLocked, IndexNotFound, NotFound
+from .errors import ConfigError, EmbedderMismatch, IndexLocked, IndexNotFound, NotFound, StoreError
 from .models import Chunk, DocumentRecord, IndexReport, SearchResult, doc_id
 from .protocols import Embedder, Store
 from .requests import DocumentListRequest, DocumentRequest, SearchRequest, encode_cursor
@@ -27,7 +25,6 @@ from .requests import DocumentListRequest, DocumentRequest, SearchRequest, encod
 log = logging.getLogger(__name__)
 
 SCHEMA_VERSION = 2  # 2: document records carry frontmatter aliases
-LOCK_FILE = "writer.lock"
 
 
 @dataclass(frozen=True)
@@ -53,6 +50,17 @@ class IndexStatus:
     last_indexed_at: float | None
     extra: dict[str, Any] = field(default_factory=dict)
     skipped: dict[str, str] = field(default_factory=dict)  # files not indexed on purpose → why
+
+
+@dataclass(frozen=True)
+class RootInfo:
+    """A known root: ``configured`` ones come from the config file and are removed there."""
+
+    path: str
+    exists: bool
+    documents: int
+    failed: int
+    configured: bool
 
 
 @dataclass(frozen=True)
@@ -120,13 +128,16 @@ class Docshelf:
 
         self.settings = settings
         self.index_dir = Path(settings.index_dir).expanduser()
-        if not create and store is None and not index_exists(self.index_dir):
+        if not create and store is None and not index_exists(self.index_dir, settings.store):
             raise IndexNotFound(
                 f"no index at {self.index_dir} yet: run `docshelf index PATH` to make one "
                 "(or point --index-dir at an existing index)"
             )
         self.embedder = embedder or embedder_from_settings(settings)
-        self.store = store or open_store(self.index_dir, self.embedder.dimensions)
+        self.store = store or open_store(
+            self.index_dir, self.embedder.dimensions, settings.store,
+            read_url=settings.store_read_url, api_key=settings.store_api_key,
+        )
         if not rebuild:
             self._check_manifest()
         self.registry = default_registry()
@@ -139,11 +150,23 @@ class Docshelf:
             reranker=_reranker(settings),
         )
         self.wait_for_model = True  # servers set False so a search never blocks on a model load
-        self._lock = FileLock(str(self.index_dir / LOCK_FILE))
+        self._lock = self.store.writer_lock()
 
     @classmethod
     def from_settings(cls, settings: Settings) -> Docshelf:
         return cls(settings)
+
+    @classmethod
+    def plan(cls, settings: Settings, paths: Sequence[Path] | None = None, **options: Any) -> IndexReport:
+        """What ``index(paths)`` would do (a dry run), creating nothing, even when there is no index yet."""
+        import tempfile
+
+        from .stores import index_exists
+
+        if index_exists(Path(settings.index_dir).expanduser()):
+            return cls(settings, create=False).index(paths, dry_run=True, **options)
+        with tempfile.TemporaryDirectory(prefix="docshelf-plan-") as scratch:  # an empty index: all is new
+            return cls(settings.model_copy(update={"index_dir": Path(scratch)})).index(paths, dry_run=True, **options)
 
     # -- identity -------------------------------------------------------------------------
     @property
@@ -178,7 +201,7 @@ class Docshelf:
         else:
             what, now = f"{part} {have}", f"{want}"
         return (
-            f"the index at {self.index_dir} was built with {what}, but this run uses {now}. "
+            f"the index at {self.location} was built with {what}, but this run uses {now}. "
             f"Re-index with `docshelf index --force` to rebuild it for the new settings, "
             f"or point --index-dir elsewhere, or go back to the settings it was built with."
         )
@@ -196,30 +219,34 @@ class Docshelf:
     # -- writing ----------------------------------------------------------------------------
     @contextmanager
     def writer(self, timeout: float = 0) -> Iterator[None]:
-        """Hold the index's writer lock: one writing process at a time, across processes."""
-        try:
-            self._lock.acquire(timeout=timeout)
-        except Timeout as exc:
+        """Hold the index's writer lock (the store's): one writing process at a time, across
+        processes and servers."""
+        if not self._lock.acquire(timeout=timeout):
             raise IndexLocked(
-                f"another docshelf process is writing the index at {self.index_dir}; "
+                f"another docshelf process is writing the index at {self.location}; "
                 "wait for it to finish (a running `docshelf serve` keeps it up to date itself)"
-            ) from exc
+            )
         try:
             yield
         finally:
             self._lock.release()
 
     def try_become_writer(self) -> bool:
-        try:
-            self._lock.acquire(timeout=0)
-            return True
-        except Timeout:
-            return False
+        return self._lock.acquire(timeout=0)
 
     def release_writer(self) -> None:
         """Give up the writer lock taken by ``try_become_writer`` (another process may take it)."""
-        if self._lock.is_locked:
+        if self._lock.held:
             self._lock.release(force=True)
+
+    @property
+    def location(self) -> str:
+        """Where the index lives: the embedded folder, or the server URL without its password."""
+        import re
+
+        if self.settings.store and "://" in self.settings.store:
+            return re.sub(r"://([^:/@]+):[^@]*@", r"://\1:***@", self.settings.store)
+        return str(self.index_dir)
 
     def index(
         self,
@@ -230,32 +257,57 @@ class Docshelf:
         progress: Any = None,
         lock_timeout: float = 10,
     ) -> IndexReport:
-        """Bring the index up to date with ``paths`` (default: every known root)."""
+        """Bring the index up to date with ``paths`` (default: every known root).
+
+        A known root that no longer exists is skipped with a warning (``remove_root``
+        forgets it); a PATH given here that does not exist is an error. ``force`` re-embeds
+        ``paths``; when that means rebuilding the index (no paths, or another model or
+        schema), every known root is re-indexed and stays known. A new root with nothing to
+        index is not remembered, and a warning says why.
+        """
         from .pipeline.indexer import Indexer
 
-        roots = [Path(p).expanduser().resolve() for p in paths] if paths else self.roots
-        if not roots:
+        warnings: list[str] = []
+        known = self.roots
+        if paths:
+            roots = [Path(p).expanduser().resolve() for p in paths]
+            for root in roots:
+                if not root.exists():
+                    raise ConfigError(f"{root} does not exist")
+        elif not known:
             raise ConfigError("no folders to index: pass a PATH (`docshelf index ~/docs`) or set `roots` in the config")
-        for root in roots:
-            if not root.exists():
-                raise ConfigError(f"{root} does not exist")
-        if dry_run:
-            return Indexer(self.settings, self.store, self.embedder, self.registry, self.chunker).run(
-                roots, force=force, dry_run=True, progress=progress
-            )
+        else:
+            roots = _existing(known, warnings)
+        rebuild = force and not dry_run and (not paths or not self._identity_matches())
+        if rebuild and paths:
+            others = [r for r in _existing(known, warnings) if r not in roots]
+            if others:
+                warnings.append(f"the index is rebuilt for {self.embedder.model_id}, so the other known roots are "
+                                f"re-indexed too: {', '.join(map(str, others))}")
+            roots += others
+        indexer = Indexer(self.settings, self.store, self.embedder, self.registry, self.chunker)
+        if dry_run or not roots:
+            report = indexer.run(roots, force=force, dry_run=True, progress=progress) if roots else IndexReport()
+            report.warnings = warnings + report.warnings
+            return report
         with self.writer(timeout=lock_timeout):
-            if force:
+            previous = self._manifest_or_none() or {}
+            if rebuild:
                 self.store.reset()
-            manifest = self.store.read_manifest() or {**self._identity(), "created_at": time.time(), "roots": []}
-            manifest.update(self._identity())
+            elif force:  # re-embed these roots from scratch; the other roots stay as they are
+                keys = [str(r) for r in roots]  # a file root: that file only
+                self.store.delete_documents(
+                    [(r.root, r.path) for r in self.store.records() if any(_from_root(r, k) for k in keys)])
+            manifest = {**previous, **self._identity(), "roots": list(previous.get("roots", []))}
+            manifest.setdefault("created_at", time.time())
+            new_keys = []
             for root in roots:
                 key = str(root)  # a file stays a file root: its siblings are not indexed
                 if key not in manifest["roots"]:
                     manifest["roots"].append(key)
+                    new_keys.append(key)
             self.store.write_manifest(manifest)
-            report = Indexer(self.settings, self.store, self.embedder, self.registry, self.chunker).run(
-                roots, force=force, progress=progress
-            )
+            report = indexer.run(roots, force=force, progress=progress)
             if report.added or report.updated or report.removed or force:
                 self.store.optimize()
             skipped = manifest.setdefault("skipped", {})
@@ -265,9 +317,65 @@ class Docshelf:
                     skipped[key] = report.skipped_by_root.get(key, {})
                 else:
                     skipped.setdefault(key, {}).update(report.skipped_by_root.get(key, {}))
+            records = self.store.records()
+            for key in new_keys:
+                if not any(_from_root(r, key) for r in records):
+                    manifest["roots"].remove(key)
+                    skipped.pop(key, None)
+                    warnings.append(_nothing_indexed(Path(key)))
             manifest["last_indexed_at"] = time.time()
             self.store.write_manifest(manifest)
+        keys = [str(r) for r in roots]
+        failed_now = {r.path: r.error for r in records if r.status == "failed" and any(_from_root(r, k) for k in keys)}
+        report.failed = {**failed_now, **report.failed}
+        report.warnings = warnings + report.warnings
         return report
+
+    def _manifest_or_none(self) -> dict[str, Any] | None:
+        try:
+            return self.store.read_manifest()
+        except StoreError:  # corrupt: a rebuild replaces it
+            return None
+
+    def _identity_matches(self) -> bool:
+        """Whether the index on disk was built with this embedder, chunker and schema."""
+        manifest, want = self._manifest_or_none(), self._identity()
+        return manifest is not None and all(manifest.get(part) == want[part] for part in want)
+
+    # -- roots ------------------------------------------------------------------------------
+    def root_infos(self) -> list[RootInfo]:
+        """Every known root: whether it exists, how many documents it holds, where it is set."""
+        records = self.store.records()
+        configured = {Path(r).expanduser().resolve() for r in self.settings.roots}
+        infos = []
+        for root in self.roots:
+            mine = [r for r in records if _from_root(r, str(root))]
+            infos.append(RootInfo(
+                path=str(root), exists=root.exists(), documents=sum(r.status == "indexed" for r in mine),
+                failed=sum(r.status == "failed" for r in mine), configured=root in configured,
+            ))
+        return infos
+
+    def remove_root(self, path: str | Path, *, lock_timeout: float = 10) -> RootInfo:
+        """Forget a root and delete every document indexed from it; returns what it held."""
+        wanted = Path(path).expanduser().resolve()
+        infos = self.root_infos()
+        info = next((i for i in infos if Path(i.path) == wanted), None)
+        if info is None:
+            listed = ", ".join(i.path for i in infos) or "none"
+            raise NotFound(f"{wanted} is not a known root (known: {listed}); `docshelf roots` lists them")
+        if info.configured:
+            raise ConfigError(f"{wanted} is set in the config file (`roots`); remove it there")
+        with self.writer(timeout=lock_timeout):
+            manifest = self.store.read_manifest() or {}
+            manifest["roots"] = [r for r in manifest.get("roots", []) if r != info.path]
+            manifest.get("skipped", {}).pop(info.path, None)
+            gone = [(r.root, r.path) for r in self.store.records() if _from_root(r, info.path)]
+            self.store.delete_documents(gone)
+            self.store.write_manifest(manifest)
+            if gone:
+                self.store.optimize()
+        return info
 
     def reindex_paths(self, root: Path, rel_paths: Sequence[str], *, explicit: bool = False) -> IndexReport:
         """Re-index a few paths of one root (the watcher's entry point); call as the writer.
@@ -289,6 +397,29 @@ class Docshelf:
             manifest["last_indexed_at"] = time.time()
             self.store.write_manifest(manifest)
         return report
+
+    def migrate_to(self, location: str, *, sample: int = 20, progress: Any = None, lock_timeout: float = 10):
+        """Copy this index (chunks, vectors, records, manifest) into another store; see ``migrate``."""
+        from .migrate import migrate
+        from .stores import backend_of, open_store
+
+        if (location or None) == (self.settings.store or None) and backend_of(location) != "lancedb":
+            raise ConfigError("the target is the store this index already uses; name another one with --to")
+        target = open_store(
+            self.index_dir, self.embedder.dimensions, location,
+            read_url=None, api_key=self.settings.store_api_key,
+        )
+        lock = target.writer_lock()
+        if not lock.acquire(timeout=lock_timeout):
+            raise IndexLocked(f"another docshelf process is writing {location}; stop it or wait, then migrate again")
+        try:
+            return migrate(self.store, target, source_name=self.location, target_name=location, sample=sample,
+                           progress=progress)
+        finally:
+            lock.release(force=True)
+            close = getattr(target, "close", None)
+            if close:
+                close()
 
     # -- push ingest (records built elsewhere; see ingest.py) ---------------------------------
     def _ingestor(self) -> Any:
@@ -501,13 +632,36 @@ class Docshelf:
         records = self.store.records()
         manifest = self.store.read_manifest() or {}
         return IndexStatus(
-            index_dir=str(self.index_dir), model=self.embedder.model_id, dimensions=self.embedder.dimensions,
-            model_loaded=self.embedder.loaded, store="lancedb", roots=tuple(str(r) for r in self.roots),
+            index_dir=self.location, model=self.embedder.model_id, dimensions=self.embedder.dimensions,
+            model_loaded=self.embedder.loaded, store=getattr(self.store, "name", "lancedb"), roots=tuple(str(r) for r in self.roots),
             documents=sum(1 for r in records if r.status == "indexed"), chunks=self.store.count_chunks(),
             failed={r.path: r.error for r in records if r.status == "failed"}, collections=tuple(self.collections()),
             last_indexed_at=manifest.get("last_indexed_at"),
             skipped={rel: why for by_rel in (manifest.get("skipped") or {}).values() for rel, why in by_rel.items()},
         )
+
+
+def _existing(roots: Sequence[Path], warnings: list[str]) -> list[Path]:
+    """The roots that exist; a warning for each one that does not (it is skipped, not forgotten)."""
+    for root in roots:
+        if not root.exists():
+            warnings.append(f"{root} no longer exists; skipped (`docshelf roots remove {root}` forgets it "
+                            "and its documents)")
+    return [r for r in roots if r.exists()]
+
+
+def _from_root(record: DocumentRecord, root: str) -> bool:
+    """Whether a document was indexed from ``root`` (a folder, or a single file)."""
+    return record.root == root or str(Path(record.root) / record.path) == root
+
+
+def _nothing_indexed(root: Path) -> str:
+    """Why a new root gave nothing to index (it is then not remembered)."""
+    if root.is_dir() and not any(root.iterdir()):
+        why = "it is empty"
+    else:
+        why = "no file in it is in a supported format or passes the ignore rules (`--dry-run` lists why each was skipped)"
+    return f"nothing to index in {root}: {why}; it was not added to the known roots"
 
 
 def _reranker(settings: Settings):

@@ -16,10 +16,10 @@ from rich.text import Text
 
 from ..errors import DocshelfError, InvalidRequest
 from ..requests import DocumentListRequest, DocumentRequest, SearchRequest
-from .cli_app import app, err, out
+from .cli_app import app, err, out, settings
 from .cli_app import print_json as _print_json
 from .cli_app import service as _service
-from .output import citation
+from .output import citation, to_jsonable
 
 __all__ = ["app", "main"]
 
@@ -27,21 +27,27 @@ __all__ = ["app", "main"]
 @app.command()
 def index(
     paths: Annotated[Optional[list[Path]], typer.Argument(help="Folders or files to index (default: known roots).")] = None,
-    force: Annotated[bool, typer.Option("--force", help="Drop the index and re-embed everything.")] = False,
+    force: Annotated[bool, typer.Option("--force", help="Re-embed PATHs (or everything); rebuilds the index after a model change.")] = False,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="List what would be indexed and skipped; change nothing.")] = False,
+    strict: Annotated[bool, typer.Option("--strict", help="Exit 1 when a file failed to index (default: 0, with a summary).")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
 ) -> None:
     """Index folders: only new or changed files are parsed and embedded; vanished files are pruned."""
     from .progress import IndexProgressBar
 
-    # --force starts over, so an index built with another model or schema is no obstacle.
-    service = _service(rebuild=force and not dry_run, create=True)
-    with IndexProgressBar(err, enabled=not dry_run) as bar:
-        report = service.index(paths or None, force=force, dry_run=dry_run, progress=bar)
+    # --force may start over, so an index built with another model or schema is no obstacle.
+    if dry_run:  # creates nothing, even when there is no index yet
+        from ..service import Docshelf
+
+        report = Docshelf.plan(settings(), paths or None, force=force)
+    else:
+        with IndexProgressBar(err) as bar:
+            report = _service(rebuild=force, create=True).index(paths or None, force=force, progress=bar)
+    for warning in report.warnings:
+        err.print(f"[yellow]Warning:[/] {escape(warning)}")
     if as_json:
         _print_json(report)
-        return
-    if dry_run:
+    elif dry_run:
         for p in report.added:
             out.print(f"[green]add[/]     {escape(p)}")
         for p in report.updated:
@@ -52,12 +58,21 @@ def index(
             out.print(f"[dim]skip[/]    {escape(p)} [dim]({escape(why)})[/]")
         out.print(f"{report.unchanged} unchanged")
         return
-    out.print(
-        f"Indexed {len(report.added)} new, {len(report.updated)} changed, {report.unchanged} unchanged, "
-        f"{len(report.removed)} removed; {report.chunks_embedded} chunks embedded in {report.seconds:.1f}s."
-    )
-    for p, why in sorted(report.failed.items()):
-        err.print(f"[red]failed[/] {escape(p)}: {escape(why)}")
+    else:
+        failed = f", {len(report.failed)} failed ({', '.join(sorted(report.failed))})" if report.failed else ""
+        out.print(
+            f"Indexed {len(report.added)} new, {len(report.updated)} changed, {report.unchanged} unchanged, "
+            f"{len(report.removed)} removed{failed}; {report.chunks_embedded} chunks embedded in {report.seconds:.1f}s."
+        )
+        print_failures(report.failed)
+    if strict and report.failed:
+        raise SystemExit(1)
+
+
+def print_failures(failed: dict[str, str]) -> None:
+    """Each failed file once, with its reason: the same lines in `index` and `status`."""
+    for path, why in sorted(failed.items()):
+        out.print(f"[red]failed[/] {escape(path)}: {escape(why)}")
 
 
 @app.command()
@@ -92,6 +107,8 @@ def search(
     if not result.hits:
         out.print("No results. Try --mode fuzzy for names and typos, or check `docshelf status`.")
         return
+    if result.confidence in ("low", "none"):
+        err.print(f"[yellow]confidence {result.confidence}: the documents may not answer this; check the passages[/]")
     for n, hit in enumerate(result.hits, start=1):
         out.print(f"[bold]{n}. {escape(citation(hit))}[/]  [dim]{hit.score:.3f} {hit.mode} · {escape(hit.collection)}[/]")
         body = Text(_snippet(hit.text))
@@ -140,8 +157,7 @@ def status(as_json: Annotated[bool, typer.Option("--json", help="Print as JSON."
         for c in st.collections:
             table.add_row(c.name, str(c.documents), str(c.chunks), ", ".join(c.doc_types))
         out.print(table)
-    for path, why in sorted(st.failed.items()):
-        out.print(f"[red]failed[/] {escape(path)}: {escape(why)}")
+    print_failures(st.failed)
     for path, why in sorted(st.skipped.items()):
         out.print(f"[dim]skipped[/] {escape(path)}: {escape(why)}")
 
@@ -189,6 +205,62 @@ def documents(
     if page.next_cursor:
         err.print(f"Showing {len(docs)} of {page.total} documents; next page: "
                   f"`docshelf documents --cursor {page.next_cursor}` (or --all)")
+
+
+roots_app = typer.Typer(help="List the known roots, or forget one.", no_args_is_help=False)
+app.add_typer(roots_app, name="roots")
+
+
+@roots_app.callback(invoke_without_command=True)
+def roots(
+    ctx: typer.Context,
+    as_json: Annotated[bool, typer.Option("--json", help="Print as JSON.")] = False,
+) -> None:
+    """List the known roots: documents, failures, and whether each still exists."""
+    if ctx.invoked_subcommand is not None:
+        return
+    infos = _service().root_infos()
+    if as_json:
+        _print_json(infos)
+        return
+    if not infos:
+        out.print("No roots yet: `docshelf index PATH` adds one.")
+    for info in infos:
+        where = " [dim](config file)[/]" if info.configured else ""
+        state = "" if info.exists else " [red](missing)[/]"
+        out.print(f"{escape(info.path)}  {info.documents} documents, {info.failed} failed{state}{where}")
+
+
+@roots_app.command("remove")
+def roots_remove(path: Annotated[Path, typer.Argument(help="The root to forget, as `docshelf roots` lists it.")]) -> None:
+    """Forget a root and delete its documents from the index (the files are not touched)."""
+    info = _service().remove_root(path)
+    out.print(f"Removed {escape(info.path)} and its {info.documents + info.failed} documents from the index.")
+
+
+@app.command()
+def migrate(
+    to: Annotated[str, typer.Option("--to", help="Target store: postgresql://…, qdrant://…, qdrant+https://… or a folder (embedded).")],
+    sample: Annotated[int, typer.Option("--sample", help="Searches to compare between the stores at the end.")] = 20,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+) -> None:
+    """Copy the index (vectors included, no re-embedding) to another store; resumable, verified at the end."""
+    report = _service().migrate_to(to, sample=sample)
+    if as_json:
+        _print_json({**to_jsonable(report), "ok": report.ok})
+    else:
+        out.print(
+            f"Copied {report.copied} documents ({report.chunks} chunks), skipped {report.skipped} already there, "
+            f"removed {report.removed}; {report.target_chunks}/{report.source_chunks} chunks on the target."
+        )
+        out.print(
+            f"Sample of {report.searches}: {report.vector_self_found} found by their vector, "
+            f"{report.keyword_self_found} by their words; top-10 overlap {report.vector_overlap:.2f}."
+        )
+        for problem in report.problems:
+            err.print(f"[red]problem:[/] {escape(problem)}")
+    if not report.ok:
+        raise typer.Exit(1)
 
 
 def _register_more_commands() -> None:

@@ -287,7 +287,8 @@ class Indexer:
         except SourceError as exc:
             reason = exc.reason
             report.failed[src.rel_path] = reason
-            log.warning("failed to index %s: %s", src.rel_path, reason)
+            # INFO, not WARNING: the report and `status` carry it, so a terminal shows it once.
+            log.info("failed to index %s: %s", src.rel_path, reason)
             batch.records.append(self._failed_record(src, digest, reason, old))
             if old is None or old.status != "indexed":
                 batch.drop_chunks.append((str(src.root), src.rel_path))

@@ -31,12 +31,14 @@ from ..crashpoints import crash_point
 from ..errors import DocshelfError, InvalidQuery, StoreError
 from ..models import Chunk, DocumentRecord, SearchFilters
 from .filters import field_token, quote, to_sql
+from .locks import FileWriterLock
 
 log = logging.getLogger(__name__)
 
 CHUNKS = "chunks"
 DOCUMENTS = "documents"
 MANIFEST = "manifest.json"
+WRITER_LOCK = "writer.lock"
 _CHUNK_COLUMNS = [
     "id", "root", "path", "collection", "doc_type", "title", "heading_path", "chunk_index",
     "text", "embed_text", "page", "start_line", "end_line", "tags", "date", "metadata_json", "overlap",
@@ -104,6 +106,7 @@ def _mapped(action: str):
 
 
 class LanceStore:
+    name = "lancedb"
     #: Below this many chunks an exact vector scan is fast enough (and exact); above it
     #: optimize() builds an IVF-HNSW-SQ index (recall@10 ≈ 0.96 here; IVF-PQ gave 0.42).
     vector_index_min_rows = 50_000
@@ -406,6 +409,10 @@ class LanceStore:
             )
         except Exception as exc:  # noqa: BLE001 - without it, search is exact and slower, not wrong
             log.warning("could not build the vector index (search stays exact): %s", exc)
+
+    def writer_lock(self) -> FileWriterLock:
+        """A lock file beside the tables (the OS frees it when the holder dies)."""
+        return FileWriterLock(self.dir / WRITER_LOCK)
 
     @_mapped("refresh")
     def refresh(self) -> None:
