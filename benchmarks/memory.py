@@ -109,7 +109,10 @@ def main() -> None:
         work = args.work or Path(tmp)
         rows = []
         for n in counts:
-            runs = [run_one(n, args.corpus, args.embedder, work) for _ in range(args.repeat)]
+            runs = []
+            for _ in range(args.repeat):
+                runs.append(run_one(n, args.corpus, args.embedder, work))
+                print(json.dumps({"files": n, "run": len(runs), **runs[-1]}), flush=True)
             row = {
                 "corpus": args.corpus, "embedder": args.embedder, "files": n, "mb_on_disk": n,
                 "chunks": runs[0]["chunks"], "runs": len(runs),
