@@ -267,7 +267,7 @@ def _register_more_commands() -> None:
     """Commands that live in their own modules (server, evaluation) attach themselves to ``app``."""
     import importlib
 
-    for name in ("cli_serve", "cli_doctor", "cli_eval", "cli_watch"):
+    for name in ("cli_serve", "cli_doctor", "cli_eval", "cli_api", "cli_watch"):
         try:
             importlib.import_module(f"{__package__}.{name}")
         except ModuleNotFoundError as exc:
