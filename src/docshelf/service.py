@@ -156,6 +156,18 @@ class Docshelf:
     def from_settings(cls, settings: Settings) -> Docshelf:
         return cls(settings)
 
+    @classmethod
+    def plan(cls, settings: Settings, paths: Sequence[Path] | None = None, **options: Any) -> IndexReport:
+        """What ``index(paths)`` would do (a dry run), creating nothing, even when there is no index yet."""
+        import tempfile
+
+        from .stores import index_exists
+
+        if index_exists(Path(settings.index_dir).expanduser()):
+            return cls(settings, create=False).index(paths, dry_run=True, **options)
+        with tempfile.TemporaryDirectory(prefix="docshelf-plan-") as scratch:  # an empty index: all is new
+            return cls(settings.model_copy(update={"index_dir": Path(scratch)})).index(paths, dry_run=True, **options)
+
     # -- identity -------------------------------------------------------------------------
     @property
     def chunk_tokens(self) -> int:
@@ -423,9 +435,9 @@ class Docshelf:
             result = work(self._ingestor())
             manifest["last_indexed_at"] = time.time()
             self.store.write_manifest(manifest)
-            self._ingest_writes = getattr(self, "_ingest_writes", 0) + 1
-            if empty or self._ingest_writes % 25 == 0:
-                self.store.optimize()  # builds the full-text index on a new index, folds small commits
+            if empty:
+                self.store.optimize()  # a new index gets its full-text index (a server's writer loop
+                # optimizes again once pushes pause; see live/writer.py)
         return result
 
     def ingest_upsert(self, request: Any, *, lock_timeout: float = 10) -> Any:
@@ -451,6 +463,35 @@ class Docshelf:
             self.store.reset()
             self.store.write_manifest({**self._identity(), "created_at": time.time(), "roots": []})
         return DeleteResult(deleted=sum(r.chunk_count for r in records), sources=tuple(sorted(r.path for r in records)))
+
+    def hit_urls(self, hits: Sequence[Any]) -> dict[str, str]:
+        """Where a reader can open each hit's source on the web (chunk id → URL): the path when it
+        is a URL (pushed records), else a ``url`` field in the document's metadata."""
+        import json
+
+        meta = {c.id: c.metadata_json for c in self.store.get_chunks([h.chunk_id for h in hits])} if hits else {}
+        out: dict[str, str] = {}
+        for h in hits:
+            url: Any = h.path
+            if not url.startswith(("http://", "https://")):
+                try:
+                    url = json.loads(meta.get(h.chunk_id) or "{}").get("url")
+                except ValueError:
+                    url = None
+            if isinstance(url, str) and url.startswith(("http://", "https://")):
+                out[h.chunk_id] = url
+        return out
+
+    def document_request(self, ref: str, **options: Any) -> Any:
+        """A ``DocumentRequest`` for ``ref``: a document's ``doc_id`` when one has it, else its path."""
+        import re
+
+        from .requests import DocumentRequest
+
+        ref = ref.strip()
+        if re.fullmatch(r"[0-9a-f]{16}", ref) and any(r.doc_id == ref for r in self.store.records()):
+            return DocumentRequest(doc_id=ref, **{k: v for k, v in options.items() if v is not None})
+        return DocumentRequest(path=ref, **{k: v for k, v in options.items() if v is not None})
 
     # -- reading ----------------------------------------------------------------------------
     @property

@@ -16,7 +16,7 @@ from rich.text import Text
 
 from ..errors import DocshelfError, InvalidRequest
 from ..requests import DocumentListRequest, DocumentRequest, SearchRequest
-from .cli_app import app, err, out
+from .cli_app import app, err, out, settings
 from .cli_app import print_json as _print_json
 from .cli_app import service as _service
 from .output import citation, to_jsonable
@@ -36,9 +36,13 @@ def index(
     from .progress import IndexProgressBar
 
     # --force may start over, so an index built with another model or schema is no obstacle.
-    service = _service(rebuild=force and not dry_run, create=True)
-    with IndexProgressBar(err, enabled=not dry_run) as bar:
-        report = service.index(paths or None, force=force, dry_run=dry_run, progress=bar)
+    if dry_run:  # creates nothing, even when there is no index yet
+        from ..service import Docshelf
+
+        report = Docshelf.plan(settings(), paths or None, force=force)
+    else:
+        with IndexProgressBar(err) as bar:
+            report = _service(rebuild=force, create=True).index(paths or None, force=force, progress=bar)
     for warning in report.warnings:
         err.print(f"[yellow]Warning:[/] {escape(warning)}")
     if as_json:
@@ -263,7 +267,7 @@ def _register_more_commands() -> None:
     """Commands that live in their own modules (server, evaluation) attach themselves to ``app``."""
     import importlib
 
-    for name in ("cli_serve", "cli_doctor", "cli_eval"):
+    for name in ("cli_serve", "cli_doctor", "cli_eval", "cli_api"):
         try:
             importlib.import_module(f"{__package__}.{name}")
         except ModuleNotFoundError as exc:
