@@ -79,7 +79,9 @@ class Settings(BaseSettings):
     exclude: list[str] = []
     default_collection: str = "default"
     collections: list[CollectionRule] = []
-    doc_types: list[DocTypeRule] = []
+    # A vault's definitions folder is a glossary unless a note's frontmatter says otherwise.
+    doc_types: list[DocTypeRule] = Field(default_factory=lambda: [
+        DocTypeRule(doc_type="glossary", include=["3_Resources/definitions/**"])])
     default_doc_type: str = "doc"
     search_doc_types: list[str] | None = None  # default scope; None = every type
     search_mode: str = "hybrid"
@@ -88,7 +90,13 @@ class Settings(BaseSettings):
     reranker: str | None = None
     rerank_budget_ms: float = 400.0
     rerank_top: int = 20
-    presets: list[SearchPreset] = []
+    # Each preset is an MCP tool ``search_<name>``; the default is the glossary (see DocTypeRule above).
+    presets: list[SearchPreset] = Field(default_factory=lambda: [SearchPreset(
+        name="glossary",
+        description="Look up a term's definition: searches only glossary and definition notes "
+                    "(doc type 'glossary' or 'definition'; by default every note under 3_Resources/definitions/).",
+        doc_types=["glossary", "definition"],
+    )])
     log_file: Path | None = None
     # Seconds between full re-checks of the roots while watching (serve, watch); 0: never.
     reconcile_interval: float = 300.0

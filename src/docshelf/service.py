@@ -17,14 +17,14 @@ from typing import Any
 
 from .config import Settings
 from .documents import reassemble, resolve_note, select
-from .errors import ConfigError, EmbedderMismatch, IndexLocked, IndexNotFound, NotFound, StoreError
+from .errors import ConfigError, EmbedderMismatch, IndexLocked, IndexNotFound, InvalidRequest, NotFound, StoreError
 from .models import Chunk, DocumentRecord, IndexReport, SearchResult, doc_id
 from .protocols import Embedder, Store
 from .requests import DocumentListRequest, DocumentRequest, SearchRequest, encode_cursor
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 2  # 2: document records carry frontmatter aliases
+SCHEMA_VERSION = 3  # 2: document records carry frontmatter aliases; 3: and their outgoing wikilinks
 
 
 @dataclass(frozen=True)
@@ -94,6 +94,8 @@ class NoteText:
     truncated: bool
     metadata: dict[str, Any]
     aliases: tuple[str, ...]
+    links: tuple[Any, ...] = ()  # notes.ResolvedLink: each outgoing link and the note it resolves to
+    backlinks: tuple[str, ...] = ()  # paths of the notes linking here
 
 
 @dataclass(frozen=True)
@@ -508,9 +510,15 @@ class Docshelf:
             request = SearchRequest.build(query, options.pop("filters", None), **options)
         elif options:
             raise TypeError("pass either a SearchRequest or a query with keyword options, not both")
+        filters = request.filters(self.settings.search_doc_types)
+        if request.linked_to:
+            linking = self._linking_to(request.linked_to)
+            if filters.paths is not None:
+                linking = tuple(p for p in linking if p in set(filters.paths))
+            filters = replace(filters, paths=linking)
         result = self.searcher.search(
             request.query, k=request.k, mode=request.mode or self.settings.search_mode,  # type: ignore[arg-type]
-            filters=request.filters(self.settings.search_doc_types), min_score=request.min_score,
+            filters=filters, min_score=request.min_score,
             max_per_doc=request.max_per_doc,
         )
         if request.max_chars is None:
@@ -523,6 +531,16 @@ class Docshelf:
         note = (f"hit texts were shortened to keep this response under {request.max_chars} characters; "
                 "read_neighbors(chunk_id) or get_document(path) gives the full text")
         return replace(result, hits=tuple(hits), note="; ".join(n for n in (result.note, note) if n))
+
+    def _linking_to(self, names: Sequence[str]) -> tuple[str, ...]:
+        """Paths of the notes that link to any note ``names`` means (the ``linked_to`` filter)."""
+        from .notes import NoteIndex
+
+        index = NoteIndex(self.store.records())
+        for name in names:
+            if index.resolve(name) is None:
+                raise InvalidRequest("linked_to", f"no note named {name!r}; get_note or list_documents shows the notes")
+        return tuple(sorted({r.path for r in index.linking_to(names)}))
 
     def documents_in_scope(self, request: SearchRequest) -> int:
         """How many indexed documents a search's scope holds (collections, doc types, path prefix,
@@ -595,8 +613,12 @@ class Docshelf:
         return resolve_note(self.store.records(), name)
 
     def get_note(self, name: str, *, max_chars: int | None = None) -> NoteText:
-        """A note (see ``find_note``) with its text and frontmatter."""
-        record = self.find_note(name)
+        """A note (see ``find_note``) with its text, frontmatter, outgoing links and backlinks."""
+        from .notes import NoteIndex
+
+        records = self.store.records()
+        record = resolve_note(records, name)
+        index = NoteIndex(records)
         doc = self.get_document(DocumentRequest(path=record.path, root=record.root, max_chars=max_chars))
         chunks = self.store.get_chunks(list(doc.chunk_ids[:1]))
         meta: dict[str, Any] = json.loads(chunks[0].metadata_json or "{}") if chunks else {}
@@ -604,6 +626,7 @@ class Docshelf:
         return NoteText(
             record=record, text=doc.text, truncated=doc.truncated, metadata=meta,
             aliases=tuple(str(a) for a in (aliases if isinstance(aliases, list) else [aliases])),
+            links=tuple(index.outgoing(record)), backlinks=tuple(r.path for r in index.backlinks(record)),
         )
 
     def neighbors(self, chunk_id: str, before: int = 1, after: int = 1, *, max_chars: int | None = None) -> list[Chunk]:

@@ -61,6 +61,22 @@ def test_every_filter_in_every_mode(filtered, mode):
     assert paths(s, q, mode, tags_all=("security", "ops")) == ["guides/alpha.md"]
     assert paths(s, q, mode, fields=(("status", "Final"),)) == ["guides/beta.md"]
     assert paths(s, q, mode, fields=(("status", "draft"), ("type", "doc"))) == []
+    assert paths(s, q, mode, paths=("guides/beta.md", "api/gamma.md")) == ["api/gamma.md", "guides/beta.md"]
+    assert paths(s, q, mode, paths=()) == []
+
+
+def test_links_backlinks_and_linked_to(backend_shelf, write, tmp_path):
+    docs = tmp_path / "vault"
+    write(docs, "a/Budget.md", "# Budget\n\nThe yearly budget for rockets.\n")
+    write(docs, "a/Log.md", "# Log\n\nWe reviewed [[Budget|the budget]] for rockets.\n")
+    write(docs, "b/Other.md", "# Other\n\nNothing about [[Missing note]] rockets.\n")
+    shelf = backend_shelf()
+    shelf.index([docs])
+    note = shelf.get_note("Budget")
+    assert note.backlinks == ("a/Log.md",)
+    assert [(l.target, l.path) for l in shelf.get_note("Log").links] == [("Budget", "a/Budget.md")]
+    hits = shelf.search("rockets", k=10, mode="keyword", linked_to=["Budget"]).hits
+    assert {h.path for h in hits} == {"a/Log.md"}
 
 
 @pytest.mark.parametrize("mode", MODES)

@@ -89,6 +89,7 @@ def search(
     glob: Annotated[Optional[str], typer.Option("--glob", help="Only paths matching this gitignore-style glob (e.g. docs/**/*.md).")] = None,
     date_from: Annotated[Optional[str], typer.Option("--from", help="Dated on or after this day (ISO 8601: YYYY-MM-DD or a date-time).")] = None,
     date_to: Annotated[Optional[str], typer.Option("--to", help="Dated on or before this day (ISO 8601: YYYY-MM-DD or a date-time).")] = None,
+    linked_to: Annotated[Optional[list[str]], typer.Option("--linked-to", help="Only notes linking to this note ([[wiki links]]).")] = None,
     min_score: Annotated[float, typer.Option("--min-score", help="Drop hits below this score (0-1).")] = 0.0,
     as_json: Annotated[bool, typer.Option("--json", help="Print hits as JSON.")] = False,
 ) -> None:
@@ -96,7 +97,7 @@ def search(
     request = _request(
         SearchRequest, query=query, k=k, mode=mode, collections=collection, doc_types=doc_type, tags_any=tag,
         tags_all=all_tag, fields=field, path_prefix=path_prefix, path_glob=glob, date_from=date_from, date_to=date_to,
-        min_score=min_score,
+        min_score=min_score, linked_to=linked_to,
     )
     result = _service().search(request)
     if as_json:
@@ -123,7 +124,7 @@ def search(
 FLAGS = {
     "query": "QUERY", "k": "-k", "mode": "--mode", "collections": "--collection", "doc_types": "--type",
     "tags_any": "--tag", "tags_all": "--all-tag", "fields": "--field", "path_prefix": "--path", "path_glob": "--glob",
-    "date_from": "--from", "date_to": "--to", "min_score": "--min-score", "path": "PATH", "lines": "--lines",
+    "date_from": "--from", "date_to": "--to", "min_score": "--min-score", "linked_to": "--linked-to", "path": "PATH", "lines": "--lines",
     "page": "--page", "section": "--section", "limit": "--limit", "cursor": "--cursor", "collection": "--collection",
 }
 

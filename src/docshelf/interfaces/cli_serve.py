@@ -40,6 +40,7 @@ def serve(
     max_response_chars: Annotated[int, typer.Option("--max-response-chars", envvar="DOCSHELF_MAX_RESPONSE_CHARS", help="Size budget of one search response.")] = 20_000,
     writer_retry: Annotated[float, typer.Option("--writer-retry", envvar="DOCSHELF_WRITER_RETRY", help="Seconds between a reader's tries to become the writer.")] = 3.0,
     log_file: Annotated[Optional[Path], typer.Option("--log-file", envvar="DOCSHELF_LOG_FILE", help="Rotating log file (10 MB × 5); default in the user log dir.")] = None,
+    profile: Annotated[Optional[str], typer.Option("--profile", envvar="DOCSHELF_PROFILE", help="Add the tools of another server: vault, docs or builder (see docs/mcp.md).")] = None,
     api: Annotated[bool, typer.Option("--api", help="HTTP: also serve the HTTP API and search page (as `docshelf api`) beside /mcp.")] = False,
     ingest_token: Annotated[Optional[str], typer.Option("--ingest-token", envvar="DOCSHELF_INGEST_TOKEN", help="With --api: accept pushed records with this bearer token.")] = None,
     max_body_mb: Annotated[float, typer.Option("--max-body-mb", envvar="DOCSHELF_MAX_BODY_MB", help="With --api: largest request body, in MB.")] = 64.0,
@@ -48,6 +49,10 @@ def serve(
     from ..logs import setup_logging
 
     config = settings()
+    if profile:
+        from ..profiles import check
+
+        check(profile)
     if api and not http:
         raise ConfigError("--api needs --http (the API is served over HTTP, beside MCP at /mcp)")
     # Decide who may connect before anything starts: a refused address costs nothing.
@@ -64,6 +69,11 @@ def serve(
         config, list(paths or []), watch=watch, poll=poll, writer_retry=writer_retry, read_only=read_only
     )
     server = build_server(runtime, response_chars=max_response_chars)
+    if profile:
+        from ..profiles import glossary_scope
+        from .mcp_profiles import add_profile
+
+        add_profile(server, profile, runtime.search, runtime.service, glossary_scope(config), max_response_chars)
     log.info("docshelf serve (%s) pid %d, index %s, log %s", "http" if http else "stdio", os.getpid(),
              config.index_dir, used)
     try:

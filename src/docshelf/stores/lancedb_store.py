@@ -63,7 +63,7 @@ _DOC_SCHEMA = pa.schema([
     ("collection", pa.string()), ("doc_type", pa.string()), ("title", pa.string()),
     ("error", pa.string()), ("chunk_count", pa.int32()), ("indexed_at", pa.float64()),
     ("format", pa.string()), ("page_count", pa.int32()), ("tags", pa.list_(pa.string())),
-    ("date", pa.string()), ("aliases", pa.list_(pa.string())),
+    ("date", pa.string()), ("aliases", pa.list_(pa.string())), ("links", pa.list_(pa.string())),
 ])
 
 
@@ -183,7 +183,7 @@ class LanceStore:
             "size": r.size, "mtime_ns": r.mtime_ns, "status": r.status, "collection": r.collection,
             "doc_type": r.doc_type, "title": r.title, "error": r.error, "chunk_count": r.chunk_count,
             "indexed_at": r.indexed_at, "format": r.format, "page_count": r.page_count,
-            "tags": list(r.tags), "date": r.date, "aliases": list(r.aliases),
+            "tags": list(r.tags), "date": r.date, "aliases": list(r.aliases), "links": list(r.links),
         }
 
     @staticmethod
@@ -263,7 +263,7 @@ class LanceStore:
                 status=r["status"], collection=r["collection"], doc_type=r["doc_type"], title=r["title"] or "",
                 error=r["error"] or "", chunk_count=r["chunk_count"] or 0, indexed_at=r["indexed_at"] or 0.0,
                 format=r["format"] or "", page_count=r["page_count"], tags=tuple(r["tags"] or ()), date=r["date"],
-                aliases=tuple(r.get("aliases") or ()),
+                aliases=tuple(r.get("aliases") or ()), links=tuple(r.get("links") or ()),
             )
             for r in rows
         ]

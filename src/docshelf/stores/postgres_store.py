@@ -155,6 +155,9 @@ def filter_sql(f: SearchFilters | None, alias: str = "c") -> tuple[str, list[Any
     if f.tags_all:
         parts.append(f"{a}.tags @> %s::text[]")
         params.append([t.lower().lstrip("#") for t in f.tags_all])
+    if f.paths is not None:
+        parts.append(f"{a}.path = ANY(%s)")
+        params.append(list(f.paths))
     for key, value in f.fields:
         if not _FIELD_KEY.match(key):
             raise InvalidQuery(f"field name {key!r} may hold only letters, digits, '_', '.' and '-'")

@@ -339,6 +339,8 @@ class QdrantStore:
             if f.path_glob:
                 pattern = re.compile(glob_to_regex(f.path_glob))
                 must.append(any_of("path", [p for p in self._all_paths() if pattern.match(p)] or [""]))
+            if f.paths is not None:
+                must.append(any_of("path", list(f.paths) or [""]))
             if f.tags_any:
                 must.append(any_of("tags", [t.lower().lstrip("#") for t in f.tags_any]))
             for tag in f.tags_all:
