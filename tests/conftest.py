@@ -10,7 +10,6 @@ from docshelf.config import Settings
 from docshelf.embedders.fake import FakeEmbedder
 from docshelf.service import Docshelf
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 
 
 @pytest.fixture

@@ -12,6 +12,7 @@
     │   └── IndexLocked        another process is writing this index
     ├── NotFound               no such document or chunk
     └── InvalidQuery           a query or filter the engine cannot run
+        └── InvalidRequest     a request field is wrong (``.field`` names it)
 
 Messages name the thing and the next step.
 """
@@ -68,3 +69,12 @@ class NotFound(DocshelfError):
 
 class InvalidQuery(DocshelfError):
     pass
+
+
+class InvalidRequest(InvalidQuery):
+    """One field of a request (``docshelf.requests``) is invalid; the message starts with its name."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(f"{field}: {message}" if field else message)
+        self.field = field
+        self.reason = message

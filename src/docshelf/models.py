@@ -5,12 +5,18 @@ Frozen dataclasses, so every stage hands the next one values it cannot mutate.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 BlockKind = Literal["heading", "paragraph", "code", "table", "list", "quote"]
 SearchMode = Literal["hybrid", "semantic", "keyword", "fuzzy"]
+
+
+def doc_id(root: str, path: str) -> str:
+    """A document's stable id: the same root and path always give the same 16 hex digits."""
+    return hashlib.sha1(f"{root}\x00{path}".encode()).hexdigest()[:16]
 
 
 @dataclass(frozen=True)
@@ -22,6 +28,17 @@ class SourceFile:
     rel_path: str
     size: int
     mtime_ns: int
+
+
+@dataclass(frozen=True)
+class ParseContext:
+    """What a parser may know beyond one file's bytes: the indexed root the file lies under.
+
+    Parsers that expand includes (Markdown snippets, reST ``include``/``literalinclude``)
+    read other files only inside ``root``; parsed without a context, they expand nothing.
+    """
+
+    root: Path
 
 
 @dataclass(frozen=True)
@@ -101,6 +118,10 @@ class DocumentRecord:
     date: str | None = None
     aliases: tuple[str, ...] = ()
 
+    @property
+    def doc_id(self) -> str:
+        return doc_id(self.root, self.path)
+
 
 @dataclass(frozen=True)
 class Hit:
@@ -123,6 +144,11 @@ class Hit:
     tags: tuple[str, ...] = ()
     date: str | None = None
     highlights: tuple[tuple[int, int], ...] = ()
+    text_truncated: bool = False  # shortened to fit a response budget (SearchRequest.max_chars)
+
+    @property
+    def doc_id(self) -> str:
+        return doc_id(self.root, self.path)
 
 
 @dataclass(frozen=True)

@@ -11,17 +11,22 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from .models import Chunk, DocumentRecord, ParsedDocument, SearchFilters
+from .models import Chunk, DocumentRecord, ParseContext, ParsedDocument, SearchFilters
 
 
 @runtime_checkable
 class Parser(Protocol):
-    """Turns the bytes of one file into a ParsedDocument, or raises ParseError."""
+    """Turns the bytes of one file into a ParsedDocument, or raises ParseError.
+
+    ``context`` (optional) names the indexed root, for formats that include other files
+    (snippets, ``literalinclude``): only files inside that root are ever read. The registry
+    passes it when it has one; a parser must work without it.
+    """
 
     name: str
     suffixes: tuple[str, ...]
 
-    def parse(self, path: Path, data: bytes) -> ParsedDocument: ...
+    def parse(self, path: Path, data: bytes, context: ParseContext | None = None) -> ParsedDocument: ...
 
 
 class Tokenizer(Protocol):

@@ -6,6 +6,7 @@ index's identity (the manifest) and makes sure only one process writes at a time
 
 from __future__ import annotations
 
+import json
 import logging
 import time
 from collections.abc import Iterator, Sequence
@@ -17,9 +18,11 @@ from typing import Any
 from filelock import FileLock, Timeout
 
 from .config import Settings
-from .errors import ConfigError, EmbedderMismatch, IndexLocked, IndexNotFound, InvalidQuery, NotFound
-from .models import Chunk, DocumentRecord, IndexReport, SearchFilters, SearchMode, SearchResult
+from .documents import reassemble, resolve_note, select
+from .errors import ConfigError, EmbedderMismatch, IndexLocked, IndexNotFound, NotFound
+from .models import Chunk, DocumentRecord, IndexReport, SearchResult, doc_id
 from .protocols import Embedder, Store
+from .requests import DocumentListRequest, DocumentRequest, SearchRequest, encode_cursor
 
 log = logging.getLogger(__name__)
 
@@ -68,6 +71,30 @@ class DocumentText:
     pages: tuple[int, ...]
     truncated: bool
     total_chunks: int
+
+    @property
+    def doc_id(self) -> str:
+        return doc_id(self.root, self.path)
+
+
+@dataclass(frozen=True)
+class NoteText:
+    """A note found by name (``Docshelf.get_note``): its record, text and frontmatter."""
+
+    record: DocumentRecord
+    text: str
+    truncated: bool
+    metadata: dict[str, Any]
+    aliases: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class DocumentPage:
+    """One page of ``list_documents``: the documents, how many match in all, and the next cursor."""
+
+    documents: tuple[DocumentRecord, ...]
+    total: int
+    next_cursor: str | None
 
 
 class Docshelf:
@@ -311,22 +338,46 @@ class Docshelf:
     def semantic_ready(self) -> bool:
         return self.wait_for_model or self.embedder.loaded
 
-    def search(
-        self,
-        query: str,
-        *,
-        k: int = 10,
-        mode: SearchMode | None = None,
-        filters: SearchFilters | None = None,
-        min_score: float = 0.0,
-        max_per_doc: int | None = None,
-    ) -> SearchResult:
-        filters = filters or SearchFilters()
-        if filters.doc_types is None and self.settings.search_doc_types:
-            filters = replace(filters, doc_types=tuple(self.settings.search_doc_types))
-        return self.searcher.search(
-            query, k=k, mode=mode or self.settings.search_mode, filters=filters, min_score=min_score,
-            max_per_doc=max_per_doc,
+    def search(self, request: SearchRequest | str | None = None, **options: Any) -> SearchResult:
+        """Run one search. Pass a ``SearchRequest``, or a query string plus its fields as keywords
+        (``filters=SearchFilters(...)`` is accepted too); either way the request rules apply."""
+        if not isinstance(request, SearchRequest):
+            query = request if request is not None else options.pop("query", "")
+            request = SearchRequest.build(query, options.pop("filters", None), **options)
+        elif options:
+            raise TypeError("pass either a SearchRequest or a query with keyword options, not both")
+        result = self.searcher.search(
+            request.query, k=request.k, mode=request.mode or self.settings.search_mode,  # type: ignore[arg-type]
+            filters=request.filters(self.settings.search_doc_types), min_score=request.min_score,
+            max_per_doc=request.max_per_doc,
+        )
+        if request.max_chars is None:
+            return result
+        from .search.budget import fit_hits
+
+        hits, cut = fit_hits(result.hits, request.max_chars)
+        if not cut:
+            return result
+        note = (f"hit texts were shortened to keep this response under {request.max_chars} characters; "
+                "read_neighbors(chunk_id) or get_document(path) gives the full text")
+        return replace(result, hits=tuple(hits), note="; ".join(n for n in (result.note, note) if n))
+
+    def documents_in_scope(self, request: SearchRequest) -> int:
+        """How many indexed documents a search's scope holds (collections, doc types, path prefix,
+        tags, dates; not the glob or fields): 0 tells a caller its scope is empty, not its query."""
+        f = request.filters(self.settings.search_doc_types)
+        prefix = f.path_prefix.lstrip("/") if f.path_prefix else ""
+        tags_any = {t.lower().lstrip("#") for t in f.tags_any}
+        tags_all = {t.lower().lstrip("#") for t in f.tags_all}
+        return sum(
+            1 for r in self.store.records()
+            if r.status == "indexed"
+            and (not f.collections or r.collection in f.collections)
+            and (not f.doc_types or r.doc_type in f.doc_types)
+            and r.path.startswith(prefix)
+            and (not tags_any or tags_any & set(r.tags)) and tags_all <= set(r.tags)
+            and (not (f.date_from or f.date_to) or (
+                r.date is not None and (f.date_from or r.date) <= r.date <= (f.date_to or r.date)))
         )
 
     def find_document(self, path: str, root: str | None = None) -> DocumentRecord:
@@ -342,22 +393,28 @@ class Docshelf:
                 return r
         raise NotFound(f"no indexed document at {relative!r}; `docshelf status` or list_documents shows what is indexed")
 
-    def get_document(
-        self,
-        path: str,
-        *,
-        root: str | None = None,
-        lines: tuple[int, int] | None = None,
-        page: int | None = None,
-        section: str | None = None,
-        max_chars: int | None = None,
-    ) -> DocumentText:
-        record = self.find_document(path, root)
+    def find_document_by_id(self, doc_id: str) -> DocumentRecord:
+        """The record whose ``doc_id`` (from a hit or a listing) is ``doc_id``."""
+        record = next((r for r in self.store.records() if r.doc_id == doc_id.strip()), None)
+        if record is None:
+            raise NotFound(f"no document with doc_id {doc_id!r}; doc ids come from search results or list_documents")
+        return record
+
+    def get_document(self, request: DocumentRequest | str, **options: Any) -> DocumentText:
+        """A document's text (or one range: lines, page, section). Pass a ``DocumentRequest``
+        or a path plus its fields as keywords."""
+        if isinstance(request, str):
+            request = DocumentRequest(path=request, **{k: v for k, v in options.items() if v is not None})
+        elif options:
+            raise TypeError("pass either a DocumentRequest or a path with keyword options, not both")
+        if request.doc_id:
+            record = self.find_document_by_id(request.doc_id)
+        else:
+            record = self.find_document(request.path or "", request.root)
         chunks = self.store.document_chunks(record.root, record.path)
-        selected = [c for c in chunks if _in_range(c, lines, page, section)]
-        if not selected and (lines or page or section):
-            raise NotFound(f"{record.path} has no text in the requested range")
-        text = _reassemble(selected)
+        selected = select(record, chunks, request.line_range, request.page, request.section)
+        text = reassemble(selected)
+        max_chars = request.max_chars
         truncated = bool(max_chars and len(text) > max_chars)
         if truncated:
             text = text[:max_chars]
@@ -371,30 +428,61 @@ class Docshelf:
             total_chunks=len(chunks),
         )
 
-    def neighbors(self, chunk_id: str, before: int = 1, after: int = 1) -> list[Chunk]:
+    def find_note(self, name: str) -> DocumentRecord:
+        """The note a path, file name, ``[[wiki link]]``, title or frontmatter alias means."""
+        return resolve_note(self.store.records(), name)
+
+    def get_note(self, name: str, *, max_chars: int | None = None) -> NoteText:
+        """A note (see ``find_note``) with its text and frontmatter."""
+        record = self.find_note(name)
+        doc = self.get_document(DocumentRequest(path=record.path, root=record.root, max_chars=max_chars))
+        chunks = self.store.get_chunks(list(doc.chunk_ids[:1]))
+        meta: dict[str, Any] = json.loads(chunks[0].metadata_json or "{}") if chunks else {}
+        aliases = meta.get("aliases") or list(record.aliases)
+        return NoteText(
+            record=record, text=doc.text, truncated=doc.truncated, metadata=meta,
+            aliases=tuple(str(a) for a in (aliases if isinstance(aliases, list) else [aliases])),
+        )
+
+    def neighbors(self, chunk_id: str, before: int = 1, after: int = 1, *, max_chars: int | None = None) -> list[Chunk]:
+        """A chunk with the ``before``/``after`` chunks around it, in order; texts cut to ``max_chars`` in all."""
         found = self.store.get_chunks([chunk_id])
         if not found:
             raise NotFound(f"no chunk with id {chunk_id!r}; chunk ids come from search results")
         chunk = found[0]
         chunks = self.store.document_chunks(chunk.root, chunk.path)
         lo, hi = chunk.chunk_index - max(0, before), chunk.chunk_index + max(0, after)
-        return [c for c in chunks if lo <= c.chunk_index <= hi]
+        out = [c for c in chunks if lo <= c.chunk_index <= hi]
+        if max_chars is None:
+            return out
+        budget, cut = max_chars, []
+        for c in out:
+            text = c.text if len(c.text) <= budget else c.text[: max(budget, 0)] + " …"
+            budget -= len(text)
+            cut.append(c if text == c.text else replace(c, text=text))
+        return cut
 
-    def list_documents(
-        self, *, collection: str | None = None, path_prefix: str | None = None, limit: int = 100, cursor: str | None = None
-    ) -> tuple[list[DocumentRecord], str | None]:
-        """Documents sorted by path; ``cursor`` is the last path of the previous page."""
-        if limit < 1:
-            raise InvalidQuery("limit must be at least 1")
-        records = sorted(self.store.records(), key=lambda r: (r.path, r.root))
-        out = [
-            r for r in records
-            if (collection is None or r.collection == collection)
-            and (path_prefix is None or r.path.startswith(path_prefix.lstrip("/")))
-            and (cursor is None or r.path > cursor)
-        ]
-        page = out[:limit]
-        return page, (page[-1].path if len(out) > limit else None)
+    def list_documents(self, request: DocumentListRequest | None = None, **options: Any) -> DocumentPage:
+        """One page of documents sorted by (path, root); ``next_cursor`` continues after its last one."""
+        if request is None:
+            request = DocumentListRequest(**{k: v for k, v in options.items() if v is not None})
+        elif options:
+            raise TypeError("pass either a DocumentListRequest or keyword options, not both")
+        prefix = request.path_prefix.lstrip("/") if request.path_prefix else None
+        matching = sorted(
+            (r for r in self.store.records()
+             if (request.collection is None or r.collection == request.collection)
+             and (prefix is None or r.path.startswith(prefix))),
+            key=lambda r: (r.path, r.root),
+        )
+        after = request.after
+        rest = [r for r in matching if after is None or (r.path, r.root) > after]
+        page = rest[: request.limit]
+        more = len(rest) > request.limit
+        return DocumentPage(
+            documents=tuple(page), total=len(matching),
+            next_cursor=encode_cursor(page[-1].root, page[-1].path) if more else None,
+        )
 
     def collections(self) -> list[CollectionInfo]:
         by: dict[str, list[DocumentRecord]] = {}
@@ -427,43 +515,3 @@ def _reranker(settings: Settings):
     from .search.rerank import Reranker
 
     return Reranker(settings.reranker, budget_ms=settings.rerank_budget_ms, top_n=settings.rerank_top)
-
-
-def _in_range(c: Chunk, lines: tuple[int, int] | None, page: int | None, section: str | None) -> bool:
-    if page is not None and c.page != page:
-        return False
-    if lines is not None:
-        if c.start_line is None or c.end_line is None:
-            return False
-        if c.end_line < lines[0] or c.start_line > lines[1]:
-            return False
-    if section is not None:
-        wanted = section.lower().strip()
-        if not any(wanted == h.lower() or wanted in " > ".join(c.heading_path).lower() for h in c.heading_path):
-            return False
-    return True
-
-
-def _reassemble(chunks: Sequence[Chunk]) -> str:
-    """Join chunk bodies in order, dropping the text each chunk repeats from the one before.
-
-    A chunk that continues the previous one's last line (a long paragraph cut in two)
-    is joined with a space, not a blank line.
-    """
-    parts: list[str] = []
-    previous: Chunk | None = None
-    for c in chunks:
-        body = c.text
-        adjacent = previous is not None and previous.chunk_index == c.chunk_index - 1
-        if c.overlap and adjacent:
-            body = body[c.overlap :]
-        if c.heading_path and (previous is None or c.heading_path != previous.heading_path):
-            parts.append("#" * min(len(c.heading_path), 6) + " " + c.heading_path[-1])
-        elif adjacent and parts and previous.end_line is not None and previous.end_line == c.start_line:
-            parts[-1] = parts[-1] + " " + body
-            previous = c
-            continue
-        if body:
-            parts.append(body)
-        previous = c
-    return "\n\n".join(parts)

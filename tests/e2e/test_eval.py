@@ -1,13 +1,12 @@
-"""``docshelf eval`` end to end on a small SciFact sample, with the real packaged model.
+"""``docshelf eval`` end to end on a small BEIR-format set that the test writes, with the real packaged model.
 
-The sample (every corpus document judged for the first 12 test queries, plus 40 others)
-is cut from ../shared/eval/scifact by the test, so CI runs the real command in seconds.
+The set (24 short abstracts, 12 questions each judged against one of them) is generated
+here, so the test needs nothing outside the repository and runs the real command in seconds.
 """
 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -15,27 +14,62 @@ from typer.testing import CliRunner
 from docshelf.interfaces.cli import app
 
 pytestmark = pytest.mark.e2e
-SCIFACT = Path(__file__).resolve().parents[2].parent / "shared" / "eval" / "scifact"
+
+# (title, abstract, question whose answer is this abstract)
+JUDGED = [
+    ("Vitamin D and bone density", "Vitamin D supplementation increased bone mineral density in elderly women "
+     "over two years of follow-up.", "does vitamin D improve bone density in older women"),
+    ("Aspirin in primary prevention", "Daily low-dose aspirin reduced the risk of a first heart attack in "
+     "middle-aged men.", "can low dose aspirin prevent heart attacks"),
+    ("Sleep loss and recall", "Volunteers deprived of sleep for one night recalled fewer words the next day.",
+     "lack of sleep harms memory recall"),
+    ("Exercise for depression", "Aerobic exercise three times a week lowered depression scores as much as "
+     "antidepressant medication.", "aerobic exercise as a treatment for depression"),
+    ("Smoking and lung cancer", "Long-term cigarette smoking raised the risk of lung cancer more than twentyfold.",
+     "cigarette smoking and the risk of lung cancer"),
+    ("Coffee and the liver", "Regular coffee drinkers had lower rates of liver cirrhosis than non-drinkers.",
+     "coffee protects the liver from cirrhosis"),
+    ("Antibiotics in livestock", "Overuse of antibiotics in livestock spreads resistant bacteria to farm workers.",
+     "antibiotic use in farm animals breeds resistant bacteria"),
+    ("Gut microbes and obesity", "Mice receiving gut bacteria from obese donors gained more body fat.",
+     "gut bacteria transfer obesity to mice"),
+    ("Dietary salt", "Cutting dietary salt lowered systolic blood pressure in adults with hypertension.",
+     "reducing salt intake lowers blood pressure"),
+    ("Measles vaccination", "Two doses of the measles vaccine gave lasting immunity to nearly all children.",
+     "measles vaccine immunity in children"),
+    ("Statin therapy", "Statin therapy cut LDL cholesterol by about forty percent within months.",
+     "statins lower LDL cholesterol"),
+    ("Traffic pollution and asthma", "Children living near busy roads developed asthma more often, a result of "
+     "traffic air pollution.", "traffic air pollution and childhood asthma"),
+]
+UNJUDGED = [
+    ("Jupiter's moons", "Europa's ice shell may hide a salty ocean beneath its cracked surface."),
+    ("Sourdough baking", "A longer cold fermentation gives sourdough bread a more sour taste and open crumb."),
+    ("Plate tectonics", "Oceanic crust sinks beneath continents at subduction zones, raising mountain chains."),
+    ("Medieval trade", "Hanseatic merchants shipped grain, timber and furs across the Baltic Sea."),
+    ("Bird migration", "Arctic terns fly from pole to pole every year, the longest migration known."),
+    ("Compiler design", "Register allocation maps an unbounded set of variables onto a few machine registers."),
+    ("Glacier retreat", "Alpine glaciers lost a third of their volume since the nineteen seventies."),
+    ("Jazz history", "Bebop musicians in the forties favoured fast tempos and complex chord changes."),
+    ("Tidal energy", "Tidal turbines turn the predictable rise and fall of the sea into electricity."),
+    ("Honeybee dance", "Foraging bees perform a waggle dance that tells the hive where flowers are."),
+    ("Roman roads", "Roman engineers layered gravel and stone so that roads drained and lasted centuries."),
+    ("Chess openings", "The Sicilian Defence answers White's king pawn with an asymmetrical pawn move."),
+]
 
 
 @pytest.fixture(scope="module")
 def sample(tmp_path_factory):
-    if not SCIFACT.is_dir():
-        pytest.fail(f"{SCIFACT} is missing: the evaluation data ships in ../shared/eval")
-    root = tmp_path_factory.mktemp("scifact-sample")
-    rows = [line.rstrip("\n").split("\t") for line in (SCIFACT / "qrels" / "test.tsv").open()][1:]
-    queries = list(dict.fromkeys(r[0] for r in rows))[:12]
-    rows = [r for r in rows if r[0] in queries]
-    judged = {r[1] for r in rows}
-    corpus = [json.loads(line) for line in (SCIFACT / "corpus.jsonl").open()]
-    keep = [d for d in corpus if d["_id"] in judged] + [d for d in corpus[:60] if d["_id"] not in judged][:40]
-    (root / "corpus.jsonl").write_text("".join(json.dumps(d) + "\n" for d in keep))
+    root = tmp_path_factory.mktemp("beir-sample")
+    corpus = [{"_id": f"d{i}", "title": t, "text": x} for i, (t, x, _) in enumerate(JUDGED)]
+    corpus += [{"_id": f"u{i}", "title": t, "text": x} for i, (t, x) in enumerate(UNJUDGED)]
+    (root / "corpus.jsonl").write_text("".join(json.dumps(d) + "\n" for d in corpus))
     (root / "queries.jsonl").write_text(
-        "".join(line for line in (SCIFACT / "queries.jsonl").open() if json.loads(line)["_id"] in queries)
-    )
+        "".join(json.dumps({"_id": f"q{i}", "text": q}) + "\n" for i, (_, _, q) in enumerate(JUDGED)))
     (root / "qrels").mkdir()
-    (root / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\n" + "".join("\t".join(r) + "\n" for r in rows))
-    return root, len(keep), len(queries)
+    (root / "qrels" / "test.tsv").write_text(
+        "query-id\tcorpus-id\tscore\n" + "".join(f"q{i}\td{i}\t1\n" for i in range(len(JUDGED))))
+    return root, len(corpus), len(JUDGED)
 
 
 def test_eval_reports_every_mode_side_by_side_and_reuses_the_cached_index(sample, tmp_path):

@@ -15,7 +15,11 @@ import anyio
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
+import docshelf
+
 BIN = Path(sys.executable).parent
+# The spawned server runs the code these tests import (a worktree on PYTHONPATH, not the installed copy).
+SRC = str(Path(docshelf.__file__).resolve().parents[1])
 DOCSHELF = str(BIN / "docshelf") if (BIN / "docshelf").is_file() else None
 
 
@@ -30,7 +34,7 @@ def server_params(index: Path, *args: str, env: dict[str, str] | None = None) ->
     return StdioServerParameters(
         command=argv[0], args=argv[1:],
         env={"DOCSHELF_INDEX_DIR": str(index), "DOCSHELF_LOG_FILE": str(index.parent / "serve.log"),
-             "DOCSHELF_WRITER_RETRY": "1", "DOCSHELF_CONFIG": os.devnull, **(env or {})},
+             "DOCSHELF_WRITER_RETRY": "1", "DOCSHELF_CONFIG": os.devnull, "PYTHONPATH": SRC, **(env or {})},
     )
 
 

@@ -68,12 +68,14 @@ def test_index_without_paths_or_roots_says_what_to_do(run):
 
 def test_empty_query_is_rejected(run, indexed):
     code, _, err = run("search", "   ")
-    assert code == 1 and "the query is empty" in err
+    assert code == 2 and err.splitlines()[-1] == "Error: Invalid value for QUERY: is empty; pass some words to search for"
 
 
 def test_bad_mode_is_rejected(run, indexed):
     code, _, err = run("search", "x", "--mode", "psychic")
-    assert code == 1 and "unknown mode 'psychic'" in err
+    assert code == 2
+    assert err.splitlines()[-1] == (
+        "Error: Invalid value for --mode: unknown mode 'psychic'; use one of hybrid, semantic, keyword, fuzzy")
 
 
 def test_unknown_document_is_not_found(run, indexed):
@@ -141,6 +143,105 @@ def test_model_change_is_refused_until_index_force(run, tmp_path, write):
     assert json.loads(out)["added"] == ["a.md"]
     code, out, _ = run("--model", "fake-32", "search", "alpha", "--mode", "keyword", "--json")
     assert code == 0 and [h["path"] for h in json.loads(out)["hits"]] == ["a.md"]
+
+
+DATE_ERROR = ("expected an ISO 8601 date (YYYY-MM-DD) or date-time (YYYY-MM-DDTHH:MM[:SS][Z|±HH:MM]), got {!r}")
+
+
+@pytest.mark.parametrize("flag, value", [("--from", "2024-1-5"), ("--from", "yesterday"), ("--to", "2024-02-30"),
+                                         ("--to", "05/01/2024")])
+def test_a_date_that_is_not_iso_8601_is_a_usage_error_naming_the_format(run, tmp_path, write, flag, value):
+    write(tmp_path / "docs", "a.md", "---\ndate: 2024-01-05\n---\n# A\n\nalpha notes")
+    run("index", str(tmp_path / "docs"))
+    code, out, err = run("search", "alpha", flag, value)
+    assert (code, out) == (2, "")
+    assert err.splitlines()[-1] == f"Error: Invalid value for {flag}: " + DATE_ERROR.format(value)
+
+
+def test_iso_dates_and_date_times_filter_by_day(run, tmp_path, write):
+    write(tmp_path / "docs", "a.md", "---\ndate: 2024-01-05T23:30:00+01:00\n---\n# A\n\nalpha notes")
+    write(tmp_path / "docs", "b.md", "---\ndate: 2024-03-01\n---\n# B\n\nalpha more notes")
+    run("index", str(tmp_path / "docs"))
+
+    def paths(*flags: str) -> list[str]:
+        code, out, err = run("search", "alpha", "--mode", "keyword", "--json", *flags)
+        assert code == 0, err
+        return sorted(h["path"] for h in json.loads(out)["hits"])
+
+    assert paths("--from", "2024-01-05") == ["a.md", "b.md"]
+    assert paths("--from", "2024-01-05T12:00:00Z", "--to", "2024-01-05") == ["a.md"]
+    assert paths("--from", "2024-01-06 08:00") == ["b.md"]
+    assert paths("--to", "2024-03-01T00:00+05:00") == ["a.md", "b.md"]
+    code, _, err = run("search", "alpha", "--from", "2024-03-02", "--to", "2024-03-01")
+    assert code == 2 and err.splitlines()[-1] == "Error: Invalid value for --to: 2024-03-01 is before date_from 2024-03-02"
+
+
+def test_one_line_range_syntax(run, tmp_path, write):
+    write(tmp_path / "docs", "a.md", "# A\n\nfirst paragraph\n\n## B\n\nsecond paragraph")
+    run("index", str(tmp_path / "docs"))
+    assert run("get", "a.md", "--lines", "7") == run("get", "a.md", "--lines", "7-7")
+    code, out, _ = run("get", "a.md", "--lines", "7")
+    assert (code, out) == (0, "## B\n\nsecond paragraph\n")
+    code, _, err = run("get", "a.md", "--lines", "abc")
+    assert code == 2
+    assert err.splitlines()[-1] == (
+        "Error: Invalid value for --lines: use START-END or one line number, e.g. '10-40' or '12', got 'abc'")
+
+
+def test_get_an_unknown_section_or_page_names_the_problem(run, tmp_path, write):
+    write(tmp_path / "docs", "a.md", "# Guide\n\nintro\n\n## 2. The `tokens` command\n\nrotate them\n\n## Limits\n\nten")
+    run("index", str(tmp_path / "docs"))
+    for written in ("The `tokens` command", "the tokens command", "2. The tokens command", "## The `tokens` command"):
+        code, out, err = run("get", "a.md", "--section", written)
+        assert (code, out) == (0, "## 2. The tokens command\n\nrotate them\n"), (written, err)
+    code, _, err = run("get", "a.md", "--section", "Quotas")
+    assert code == 1
+    assert err.strip() == "Error: a.md has no section 'Quotas'; its sections are: Guide; 2. The tokens command; Limits"
+    code, _, err = run("get", "a.md", "--page", "2")
+    assert code == 1 and err.strip() == "Error: a.md has no pages (markdown format); read it by lines or section"
+    code, _, err = run("get", "a.md", "--lines", "500-600")
+    assert code == 1 and err.strip() == "Error: a.md has text on lines 1-11; lines 500-600 hold none"
+
+
+def test_get_a_page_past_the_end_of_a_pdf_says_how_many_pages_it_has(run, tmp_path):
+    from reportlab.pdfgen import canvas
+
+    (tmp_path / "docs").mkdir()
+    pdf = canvas.Canvas(str(tmp_path / "docs" / "manual.pdf"))
+    for text in ("Tokens expire after 90 days.", "Rotate the token.", "Ask the admin."):
+        pdf.drawString(72, 750, text)
+        pdf.showPage()
+    pdf.save()
+    run("index", str(tmp_path / "docs"))
+    code, out, _ = run("get", "manual.pdf", "--page", "2")
+    assert (code, out.strip()) == (0, "Rotate the token.")
+    code, _, err = run("get", "manual.pdf", "--page", "9")
+    assert code == 1 and err.strip() == "Error: manual.pdf has 3 pages; there is no page 9"
+
+
+def test_documents_pages_through_two_roots_holding_the_same_path(run, tmp_path, write):
+    for root in ("one", "two"):
+        write(tmp_path / root, "README.md", f"# {root}\n\nreadme of {root}")
+        write(tmp_path / root, "guide.md", f"# Guide {root}\n\nguide of {root}")
+        run("index", str(tmp_path / root))
+    seen, cursor = [], None
+    while True:
+        code, out, err = run("documents", "--limit", "1", "--json", *(["--cursor", cursor] if cursor else []))
+        assert code == 0, err
+        page = json.loads(out)
+        assert page["total"] == 4
+        seen += [(d["path"], d["root"]) for d in page["documents"]]
+        cursor = page["next_cursor"]
+        if cursor is None:
+            break
+    one, two = str((tmp_path / "one").resolve()), str((tmp_path / "two").resolve())
+    assert seen == [("README.md", one), ("README.md", two), ("guide.md", one), ("guide.md", two)]
+    code, out, err = run("documents", "--limit", "3")
+    assert out.splitlines()[0].startswith("README.md")
+    assert len(out.splitlines()) == 3
+    assert err.splitlines()[-1].startswith("Showing 3 of 4 documents; next page: `docshelf documents --cursor ")
+    code, out, _ = run("documents", "--limit", "3", "--all")
+    assert len(out.splitlines()) == 4
 
 
 # -- found when tried as a new user would -------------------------------------------------

@@ -60,7 +60,7 @@ def test_every_tool_over_stdio(tmp_path: Path, corpus: Path) -> None:
                 assert tool.annotations is not None and tool.annotations.read_only_hint is True
                 assert tool.description and len(tool.description) > 40
             assert "Doc types:" in listed["search_docs"].description
-            assert listed["search_docs"].input_schema["properties"]["k"]["maximum"] == 50
+            assert listed["search_docs"].input_schema["properties"]["k"]["maximum"] == 100
 
             st = await ready(s, documents=4)
             assert st["role"] == "writer" and st["watcher"] in ("native", "polling")
@@ -81,8 +81,10 @@ def test_every_tool_over_stdio(tmp_path: Path, corpus: Path) -> None:
             assert await paths_found(s, "quasar", date_to="2023-12-31") == {"notes/release.md"}
             assert await paths_found(s, "quasar", path_prefix="notes/") == {"notes/release.md"}
             assert await paths_found(s, "widgets", tags=["terms"]) == {"glossary/frobnicator.md"}
-            assert "less than or equal to 50" in await call_error(s, "search_docs", query="x", k=51)
-            assert "empty" in await call_error(s, "search_docs", query="   ")
+            assert await call_error(s, "search_docs", query="x", k=101) == (
+                "Error executing tool search_docs: k: must be between 1 and 100, got 101")
+            assert await call_error(s, "search_docs", query="   ") == (
+                "Error executing tool search_docs: query: is empty; pass some words to search for")
 
             # The response budget: long hits are shortened, and the note says so.
             big = await call(s, "search_docs", query="zeppelin hangar maintenance", k=10, mode="keyword")

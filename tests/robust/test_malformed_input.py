@@ -85,9 +85,9 @@ def test_status_shows_every_bad_file_with_its_reason(indexed):
     root, _, expect, _, status, *_ = indexed
     assert status.returncode == 0, status.stderr
     st = json.loads(status.stdout)
-    docs = run_cli(cli_env(indexed[1], DOCSHELF_MODEL="fake"), "documents", "--json", "--limit", "1000")
+    docs = run_cli(cli_env(indexed[1], DOCSHELF_MODEL="fake"), "documents", "--json", "--all")
     assert docs.returncode == 0, docs.stderr
-    indexed_paths = {d["path"] for d in json.loads(docs.stdout) if d["status"] == "indexed"}
+    indexed_paths = {d["path"] for d in json.loads(docs.stdout)["documents"] if d["status"] == "indexed"}
     _check(expect, st["failed"], st["skipped"], indexed_paths)
     # The human view lists them too.
     text = run_cli(cli_env(indexed[1], DOCSHELF_MODEL="fake"), "status")

@@ -11,26 +11,62 @@ SRC = Path(docshelf.__file__).parent
 INTERFACE_PACKAGES = ("typer", "rich", "mcp", "fastapi", "uvicorn", "starlette")
 
 
-def imports_of(path: Path) -> set[str]:
+def imports_of(rel: str, source: str) -> set[str]:
+    """Every module the file ``rel`` (relative to the package) imports, relative imports resolved:
+    ``from ..interfaces import x`` in ``live/runtime.py`` is ``docshelf.interfaces`` and ``docshelf.interfaces.x``."""
+    package = ["docshelf", *Path(rel).parent.parts]
     names: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text())):
+    for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Import):
-            names.update(a.name.split(".")[0] for a in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            names.add(node.module.split(".")[0])
+            names.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parent = package[: len(package) - (node.level - 1)]
+                base = ".".join(parent + ([node.module] if node.module else []))
+            names.add(base)
+            names.update(f"{base}.{a.name}" for a in node.names)
     return names
 
 
+def forbidden(imported: set[str]) -> list[str]:
+    """The interface modules among ``imported``: our own interfaces package or an interface library."""
+    return sorted(
+        name for name in imported
+        if name == "docshelf.interfaces" or name.startswith("docshelf.interfaces.")
+        or name.split(".")[0] in INTERFACE_PACKAGES
+    )
+
+
 def test_core_does_not_import_interfaces():
+    """Every package but ``interfaces/`` (``live/``, ``eval/``, ``search/`` … included) is core."""
     offenders = {}
-    for path in SRC.rglob("*.py"):
+    for path in sorted(SRC.rglob("*.py")):
         rel = path.relative_to(SRC).as_posix()
         if rel.startswith("interfaces/"):
             continue
-        bad = imports_of(path) & set(INTERFACE_PACKAGES)
-        if bad and not rel.startswith("live/"):
-            offenders[rel] = sorted(bad)
+        bad = forbidden(imports_of(rel, path.read_text()))
+        if bad:
+            offenders[rel] = bad
     assert offenders == {}
+
+
+def test_the_guard_sees_relative_and_absolute_imports():
+    """The guard itself: a relative import of the interfaces from a core package is caught."""
+    cases = {
+        "from ..interfaces import cli\n": ["docshelf.interfaces", "docshelf.interfaces.cli"],
+        "from ..interfaces.mcp_server import build_server\n": [
+            "docshelf.interfaces.mcp_server", "docshelf.interfaces.mcp_server.build_server"],
+        "from .. import interfaces\n": ["docshelf.interfaces"],
+        "import docshelf.interfaces.cli\n": ["docshelf.interfaces.cli"],
+        "def f():\n    from mcp.server import x\n": ["mcp.server", "mcp.server.x"],
+        "from ..service import Docshelf\nfrom .writer import WriterLoop\n": [],
+    }
+    for source, expected in cases.items():
+        assert forbidden(imports_of("live/runtime.py", source)) == expected, source
+    assert forbidden(imports_of("__init__.py", "from .interfaces import cli\n")) == [
+        "docshelf.interfaces", "docshelf.interfaces.cli"]
+    assert forbidden(imports_of("search/engine.py", "from ...interfaces import cli\n")) == []  # outside docshelf
 
 
 def test_public_names_resolve():

@@ -356,10 +356,9 @@ def test_text_paragraphs_with_line_ranges(tmp_path: Path) -> None:
     ), "text", {"format": "text"})
 
 
-@pytest.mark.parametrize("name", ["guide.rst", "guide.txt"])
-def test_underlined_headings_build_heading_paths(tmp_path: Path, name: str) -> None:
+def test_underlined_headings_build_heading_paths(tmp_path: Path) -> None:
     source = "Guide\n=====\n\nIntro.\n\nInstall\n-------\nRun it.\n"
-    doc = REGISTRY.parse(tmp_path / name, source.encode())
+    doc = REGISTRY.parse(tmp_path / "guide.txt", source.encode())
     assert doc.title == "Guide"
     assert doc.blocks == (
         Block("heading", "Guide\n=====", ("Guide",), None, 1, 2, 1),
@@ -441,6 +440,7 @@ def test_registry_wraps_third_party_errors(tmp_path: Path) -> None:
 
 def test_default_registry_covers_every_format() -> None:
     names = {REGISTRY.for_file(Path(f"x{s}")).name for s in REGISTRY.suffixes}
-    assert names == {"markdown", "html", "pdf", "docx", "text", "code", "canvas"}
-    assert {".md", ".mdx", ".html", ".pdf", ".docx", ".txt", ".rst", ".py", ".hs"} <= set(
+    assert names == {"markdown", "html", "pdf", "docx", "text", "code", "canvas", "rst", "notebook"}
+    assert REGISTRY.for_file(Path("x.rst")).name == "rst"
+    assert {".md", ".mdx", ".html", ".pdf", ".docx", ".txt", ".rst", ".ipynb", ".py", ".hs"} <= set(
         REGISTRY.suffixes)

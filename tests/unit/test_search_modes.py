@@ -93,10 +93,13 @@ def test_hits_cite_path_title_headings_lines_and_highlight_terms(docs_shelf):
 
 
 @pytest.mark.parametrize("kwargs, message", [
-    ({"query": "  "}, "the query is empty; pass some words to search for"),
-    ({"query": "x", "mode": "magic"}, "unknown mode 'magic'; use one of hybrid, semantic, keyword, fuzzy"),
-    ({"query": "x", "k": 0}, "k must be between 1 and 100, got 0"),
-    ({"query": "x", "min_score": 2.0}, "min_score must be between 0 and 1, got 2.0"),
+    ({"query": "  "}, "query: is empty; pass some words to search for"),
+    ({"query": "x", "mode": "magic"}, "mode: unknown mode 'magic'; use one of hybrid, semantic, keyword, fuzzy"),
+    ({"query": "x", "k": 0}, "k: must be between 1 and 100, got 0"),
+    ({"query": "x", "min_score": 2.0}, "min_score: must be between 0.0 and 1.0, got 2.0"),
+    ({"query": "x", "date_from": "2024-1-5"}, "date_from: expected an ISO 8601 date (YYYY-MM-DD) or date-time "
+                                             "(YYYY-MM-DDTHH:MM[:SS][Z|±HH:MM]), got '2024-1-5'"),
+    ({"query": "x" * 2001}, "query: string should have at most 2000 characters, got '" + "x" * 2000 + "x'"),
 ])
 def test_bad_requests_say_what_to_do(docs_shelf, kwargs, message):
     with pytest.raises(InvalidQuery) as exc:

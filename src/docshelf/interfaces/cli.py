@@ -14,8 +14,8 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from ..errors import DocshelfError
-from ..models import SearchFilters
+from ..errors import DocshelfError, InvalidRequest
+from ..requests import DocumentListRequest, DocumentRequest, SearchRequest
 from .cli_app import app, err, out
 from .cli_app import print_json as _print_json
 from .cli_app import service as _service
@@ -72,18 +72,18 @@ def search(
     field: Annotated[Optional[list[str]], typer.Option("--field", help="Frontmatter field KEY=VALUE (exact, case-insensitive).")] = None,
     path_prefix: Annotated[Optional[str], typer.Option("--path", help="Only paths starting with this.")] = None,
     glob: Annotated[Optional[str], typer.Option("--glob", help="Only paths matching this glob.")] = None,
-    date_from: Annotated[Optional[str], typer.Option("--from", help="Dated on or after (YYYY-MM-DD).")] = None,
-    date_to: Annotated[Optional[str], typer.Option("--to", help="Dated on or before (YYYY-MM-DD).")] = None,
+    date_from: Annotated[Optional[str], typer.Option("--from", help="Dated on or after this day (ISO 8601: YYYY-MM-DD or a date-time).")] = None,
+    date_to: Annotated[Optional[str], typer.Option("--to", help="Dated on or before this day (ISO 8601: YYYY-MM-DD or a date-time).")] = None,
     min_score: Annotated[float, typer.Option("--min-score", help="Drop hits below this score (0-1).")] = 0.0,
     as_json: Annotated[bool, typer.Option("--json", help="Print hits as JSON.")] = False,
 ) -> None:
     """Search the index. Hybrid (BM25 + dense) by default; every hit says where to cite it."""
-    service = _service()
-    filters = SearchFilters(
-        collections=tuple(collection or ()), doc_types=tuple(doc_type) if doc_type else None,
-        tags_any=tuple(tag or ()), tags_all=tuple(all_tag or ()), fields=_fields(field), path_prefix=path_prefix, path_glob=glob, date_from=date_from, date_to=date_to,
+    request = _request(
+        SearchRequest, query=query, k=k, mode=mode, collections=collection, doc_types=doc_type, tags_any=tag,
+        tags_all=all_tag, fields=field, path_prefix=path_prefix, path_glob=glob, date_from=date_from, date_to=date_to,
+        min_score=min_score,
     )
-    result = service.search(query, k=k, mode=mode, filters=filters, min_score=min_score)
+    result = _service().search(request)
     if as_json:
         _print_json(result)
         return
@@ -102,14 +102,21 @@ def search(
         out.print()
 
 
-def _fields(values: list[str] | None) -> tuple[tuple[str, str], ...]:
-    pairs = []
-    for item in values or ():
-        key, sep, value = item.partition("=")
-        if not sep or not key.strip():
-            raise typer.BadParameter(f"use KEY=VALUE, got {item!r}", param_hint="--field")
-        pairs.append((key.strip(), value.strip()))
-    return tuple(pairs)
+# Request fields → the flag that sets them, so a rejected value names what the user typed.
+FLAGS = {
+    "query": "QUERY", "k": "-k", "mode": "--mode", "collections": "--collection", "doc_types": "--type",
+    "tags_any": "--tag", "tags_all": "--all-tag", "fields": "--field", "path_prefix": "--path", "path_glob": "--glob",
+    "date_from": "--from", "date_to": "--to", "min_score": "--min-score", "path": "PATH", "lines": "--lines",
+    "page": "--page", "section": "--section", "limit": "--limit", "cursor": "--cursor", "collection": "--collection",
+}
+
+
+def _request(model, **values):
+    """Build a request model; a rejected field is a usage error (exit 2) naming its flag."""
+    try:
+        return model(**{k: v for k, v in values.items() if v is not None})
+    except InvalidRequest as exc:
+        raise typer.BadParameter(exc.reason, param_hint=FLAGS.get(exc.field, exc.field)) from None
 
 
 def _snippet(text: str, limit: int = 600) -> str:
@@ -142,20 +149,14 @@ def status(as_json: Annotated[bool, typer.Option("--json", help="Print as JSON."
 @app.command()
 def get(
     path: Annotated[str, typer.Argument(help="Document path as shown in search results.")],
-    lines: Annotated[Optional[str], typer.Option("--lines", help="Line range, e.g. 10-40.")] = None,
+    lines: Annotated[Optional[str], typer.Option("--lines", help="Line range START-END (e.g. 10-40) or one line (12).")] = None,
     page: Annotated[Optional[int], typer.Option("--page", help="PDF page.")] = None,
-    section: Annotated[Optional[str], typer.Option("--section", help="Heading to extract.")] = None,
+    section: Annotated[Optional[str], typer.Option("--section", help="Heading to extract (case and markup ignored).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print as JSON.")] = False,
 ) -> None:
     """Print a document's indexed text (whole, or a line range, page or section)."""
-    span = None
-    if lines:
-        try:
-            a, b = (int(x) for x in lines.split("-", 1))
-        except ValueError:
-            raise typer.BadParameter("use START-END, e.g. 10-40", param_hint="--lines") from None
-        span = (a, b)
-    doc = _service().get_document(path, lines=span, page=page, section=section)
+    request = _request(DocumentRequest, path=path, lines=lines, page=page, section=section)
+    doc = _service().get_document(request)
     if as_json:
         _print_json(doc)
     else:
@@ -167,16 +168,27 @@ def documents(
     collection: Annotated[Optional[str], typer.Option("--collection", help="Only this collection.")] = None,
     path_prefix: Annotated[Optional[str], typer.Option("--path", help="Only paths starting with this.")] = None,
     limit: Annotated[int, typer.Option("--limit", help="Page size.")] = 100,
+    cursor: Annotated[Optional[str], typer.Option("--cursor", help="Start after this cursor (printed under a cut page).")] = None,
+    all_pages: Annotated[bool, typer.Option("--all", help="Every document, not one page.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print as JSON.")] = False,
 ) -> None:
-    """List indexed documents with their status."""
-    docs, _ = _service().list_documents(collection=collection, path_prefix=path_prefix, limit=limit)
+    """List indexed documents with their status, one page at a time (--all for every page)."""
+    service = _service()
+    request = _request(DocumentListRequest, collection=collection, path_prefix=path_prefix, limit=limit, cursor=cursor)
+    page = service.list_documents(request)
+    docs = list(page.documents)
+    while all_pages and page.next_cursor:
+        page = service.list_documents(request.model_copy(update={"cursor": page.next_cursor}))
+        docs.extend(page.documents)
     if as_json:
-        _print_json(docs)
+        _print_json({"documents": docs, "total": page.total, "next_cursor": page.next_cursor})
         return
     for d in docs:
         mark = "" if d.status == "indexed" else f" [red]({d.status}: {escape(d.error)})[/]"
         out.print(f"{escape(d.path)}  [dim]{escape(d.collection)} · {escape(d.doc_type)} · {d.chunk_count} chunks[/]{mark}")
+    if page.next_cursor:
+        err.print(f"Showing {len(docs)} of {page.total} documents; next page: "
+                  f"`docshelf documents --cursor {page.next_cursor}` (or --all)")
 
 
 def _register_more_commands() -> None:

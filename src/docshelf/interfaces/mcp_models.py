@@ -102,6 +102,7 @@ class DocumentInfoOut(BaseModel):
 
 class DocumentsPageOut(BaseModel):
     documents: list[DocumentInfoOut]
+    total: int = Field(description="Documents matching the filters, on every page together.")
     next_cursor: Optional[str] = Field(None, description="Pass as cursor for the next page; null on the last page.")
 
 

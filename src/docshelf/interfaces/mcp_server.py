@@ -9,9 +9,7 @@ says what went wrong and what to do next.
 """
 
 import functools
-import hashlib
 import inspect
-import json
 import logging
 import threading
 from collections.abc import AsyncIterator
@@ -26,9 +24,10 @@ from mcp_types import ToolAnnotations
 from pydantic import Field
 
 from ..config import SearchPreset, Settings
-from ..errors import DocshelfError, InvalidQuery, NotFound
+from ..errors import DocshelfError
 from ..live.runtime import ServerRuntime
-from ..models import Hit, SearchFilters
+from ..models import Hit, doc_id
+from ..requests import MAX_TEXT_CHARS, DocumentListRequest, DocumentRequest, SearchRequest
 from .mcp_models import (
     CollectionOut,
     CollectionsOut,
@@ -49,7 +48,6 @@ log = logging.getLogger(__name__)
 
 DEFAULT_RESPONSE_CHARS = 20_000
 START_FALLBACK_S = 1.0
-MAX_K = 50
 URI_PREFIX = "docshelf://doc/"
 READ_ONLY = ToolAnnotations(read_only_hint=True, idempotent_hint=True, open_world_hint=False)
 DEFAULT_PRESETS = [
@@ -83,8 +81,18 @@ def _tool_errors(fn: _F) -> _F:
     return wrapper  # type: ignore[return-value]
 
 
-def doc_id(root: str, path: str) -> str:
-    return hashlib.sha1(f"{root}\x00{path}".encode()).hexdigest()[:16]
+_SCHEMA_BOUNDS = {"ge": "minimum", "le": "maximum", "min_length": "minLength", "max_length": "maxLength"}
+
+
+def arg(model: Any, name: str, type_: Any) -> Any:
+    """``Annotated[type_, Field(…)]`` with request field ``name``'s description, and its bounds in the schema.
+
+    The bounds are shown to the agent but not checked here: the request model checks
+    them, so a rejected value gets the same message from MCP as from the CLI.
+    """
+    info = model.model_fields[name]
+    bounds = {key: getattr(m, attr) for m in info.metadata for attr, key in _SCHEMA_BOUNDS.items() if hasattr(m, attr)}
+    return Annotated[type_, Field(description=info.description, json_schema_extra=bounds or None)]
 
 
 def doc_uri(path: str) -> str:
@@ -108,46 +116,6 @@ def _scope_text(settings: Settings, collections: Optional[list[tuple[str, tuple[
             | {c.doc_type for c in settings.collections if c.doc_type}
         )
     return f"Collections: {', '.join(dict.fromkeys(names))}. Doc types: {', '.join(types)}."
-
-
-def fit_hits(hits: list[SearchHitOut], budget: int) -> tuple[list[SearchHitOut], bool]:
-    """Shorten hit texts (longest first, evenly) so the serialized hits fit in ``budget`` chars."""
-    overhead = sum(len(h.model_copy(update={"text": ""}).model_dump_json()) for h in hits)
-    room = max(budget - overhead - 200, 200 * len(hits))
-    lengths = [len(h.text) for h in hits]
-    if sum(lengths) <= room:
-        return hits, False
-    # Water-filling: find the cap c such that sum(min(len, c)) == room.
-    cap, remaining, left = 0, room, len(lengths)
-    for n in sorted(lengths):
-        share = remaining // left
-        if n <= share:
-            remaining -= n
-            left -= 1
-        else:
-            cap = share
-            break
-    out = []
-    for h in hits:
-        if len(h.text) > cap:
-            text = h.text[: max(cap - 2, 0)].rstrip() + " …"
-            out.append(h.model_copy(update={"text": text, "text_truncated": True}))
-        else:
-            out.append(h)
-    return out, True
-
-
-def _parse_lines(lines: Optional[str]) -> Optional[tuple[int, int]]:
-    if not lines:
-        return None
-    try:
-        a, _, b = lines.partition("-")
-        start, end = int(a), int(b or a)
-    except ValueError:
-        raise InvalidQuery(f"lines must look like '10-40' or '12', got {lines!r}") from None
-    if start < 1 or end < start:
-        raise InvalidQuery(f"lines must be a 1-based range with start <= end, got {lines!r}")
-    return start, end
 
 
 def build_server(runtime: ServerRuntime, *, response_chars: int = DEFAULT_RESPONSE_CHARS) -> MCPServer:
@@ -189,38 +157,27 @@ def build_server(runtime: ServerRuntime, *, response_chars: int = DEFAULT_RESPON
             rank=rank, score=round(hit.score, 4), path=hit.path, title=hit.title, heading_path=list(hit.heading_path),
             citation=citation(hit), page=hit.page, start_line=hit.start_line, end_line=hit.end_line,
             collection=hit.collection, doc_type=hit.doc_type, tags=list(hit.tags), date=hit.date,
-            chunk_id=hit.chunk_id, doc_id=doc_id(hit.root, hit.path), uri=doc_uri(hit.path), text=hit.text,
+            chunk_id=hit.chunk_id, doc_id=hit.doc_id, uri=doc_uri(hit.path), text=hit.text,
+            text_truncated=hit.text_truncated,
         )
 
-    def run_search(query: str, k: int, mode: Optional[str], filters: SearchFilters) -> SearchOut:
-        result = svc().search(query, k=k, mode=mode, filters=filters)  # type: ignore[arg-type]
-        hits, cut = fit_hits([hit_out(i, h) for i, h in enumerate(result.hits, 1)], response_chars)
-        notes = [result.note] if result.note else []
-        if cut:
-            notes.append(
-                f"hit texts were shortened to keep this response under {response_chars} characters; "
-                "use read_neighbors(chunk_id) or get_document(path) for the full text"
-            )
-        state = runtime.state()
-        if state["state"] in ("opening", "indexing"):
-            notes.append("the index is still being built; results may be incomplete (see index_status)")
-        return SearchOut(query=result.query, mode=result.mode, hits=hits, note="; ".join(notes),
-                         took_ms=round(result.took_ms, 1))
+    def run_search(request: SearchRequest) -> SearchOut:
+        result = runtime.search(request)
+        return SearchOut(query=result.query, mode=result.mode, hits=[hit_out(i, h) for i, h in enumerate(result.hits, 1)],
+                         note=result.note, took_ms=round(result.took_ms, 1))
 
     # -- search ---------------------------------------------------------------------------
     @_tool_errors
     def search_docs(
-        query: Annotated[str, Field(description="What to find: a natural-language question or exact terms, names, error codes.")],
-        k: Annotated[int, Field(ge=1, le=MAX_K, description="Number of hits to return (1-50).")] = 5,
-        mode: Annotated[Optional[Mode], Field(description=(
-            "hybrid (default: meaning + exact words), semantic (meaning only), keyword (BM25 exact words), "
-            "fuzzy (tolerates typos and partial names)."))] = None,
-        collection: Annotated[Optional[list[str]], Field(description="Only these collections.")] = None,
-        doc_type: Annotated[Optional[list[str]], Field(description="Only these document types.")] = None,
-        date_from: Annotated[Optional[str], Field(description="Only documents dated on or after this day (YYYY-MM-DD).")] = None,
-        date_to: Annotated[Optional[str], Field(description="Only documents dated on or before this day (YYYY-MM-DD).")] = None,
-        path_prefix: Annotated[Optional[str], Field(description="Only documents whose path starts with this, e.g. 'guides/'.")] = None,
-        tags: Annotated[Optional[list[str]], Field(description="Only documents carrying at least one of these tags.")] = None,
+        query: arg(SearchRequest, "query", str),
+        k: arg(SearchRequest, "k", int) = 5,
+        mode: arg(SearchRequest, "mode", Optional[Mode]) = None,
+        collection: arg(SearchRequest, "collections", Optional[list[str]]) = None,
+        doc_type: arg(SearchRequest, "doc_types", Optional[list[str]]) = None,
+        date_from: arg(SearchRequest, "date_from", Optional[str]) = None,
+        date_to: arg(SearchRequest, "date_to", Optional[str]) = None,
+        path_prefix: arg(SearchRequest, "path_prefix", Optional[str]) = None,
+        tags: arg(SearchRequest, "tags_any", Optional[list[str]]) = None,
     ) -> SearchOut:
         """Search the user's indexed documentation and return the best-matching passages, ranked.
 
@@ -231,11 +188,10 @@ def build_server(runtime: ServerRuntime, *, response_chars: int = DEFAULT_RESPON
         says so). While the embedding model is still loading, semantic and hybrid searches return
         keyword results with a note.
         """
-        filters = SearchFilters(
-            collections=tuple(collection or ()), doc_types=tuple(doc_type) if doc_type else None,
-            date_from=date_from, date_to=date_to, path_prefix=path_prefix, tags_any=tuple(tags or ()),
-        )
-        return run_search(query, k, mode, filters)
+        return run_search(SearchRequest(
+            query=query, k=k, mode=mode, collections=collection, doc_types=doc_type, date_from=date_from,
+            date_to=date_to, path_prefix=path_prefix, tags_any=tags, max_chars=response_chars,
+        ))
 
     scope = _scope_text(settings)
     search_desc = inspect.cleandoc(search_docs.__doc__ or "")
@@ -244,45 +200,32 @@ def build_server(runtime: ServerRuntime, *, response_chars: int = DEFAULT_RESPON
 
     for preset in settings.presets or DEFAULT_PRESETS:
         name = preset.name if preset.name.startswith("search_") else f"search_{preset.name}"
-        server.add_tool(_preset_tool(preset, run_search), name=name, description=_preset_description(preset),
-                        annotations=READ_ONLY, title=f"Search ({preset.name})")
+        server.add_tool(_preset_tool(preset, run_search, response_chars, svc), name=name,
+                        description=_preset_description(preset), annotations=READ_ONLY, title=f"Search ({preset.name})")
 
     # -- reading --------------------------------------------------------------------------
-    def read_document(path: Optional[str], doc_id_: Optional[str], lines: Optional[str], page: Optional[int],
-                      section: Optional[str], max_chars: int) -> DocumentOut:
-        service = svc()
-        root = None
-        if doc_id_:
-            record = next((r for r in service.store.records() if doc_id(r.root, r.path) == doc_id_), None)
-            if record is None:
-                raise NotFound(f"no document with doc_id {doc_id_!r}; doc ids come from search_docs or list_documents")
-            path, root = record.path, record.root
-        if not path:
-            raise InvalidQuery("pass path or doc_id")
-        doc = service.get_document(path, root=root, lines=_parse_lines(lines), page=page, section=section,
-                                   max_chars=max_chars)
-        return DocumentOut(
-            path=doc.path, title=doc.title, collection=doc.collection, doc_type=doc.doc_type,
-            doc_id=doc_id(doc.root, doc.path), uri=doc_uri(doc.path), text=doc.text, start_line=doc.start_line,
-            end_line=doc.end_line, pages=list(doc.pages), truncated=doc.truncated, total_chunks=doc.total_chunks,
-            chunks_returned=len(doc.chunk_ids),
-        )
-
     @_tool_errors
     def get_document(
-        path: Annotated[Optional[str], Field(description="Document path as given in search hits or list_documents.")] = None,
-        doc_id: Annotated[Optional[str], Field(description="Alternative to path: the doc_id of a hit or listed document.")] = None,
-        lines: Annotated[Optional[str], Field(description="Only this line range, e.g. '10-40' (text formats).")] = None,
-        page: Annotated[Optional[int], Field(ge=1, description="Only this page (PDF, 1-based).")] = None,
-        section: Annotated[Optional[str], Field(description="Only the section under this heading (case-insensitive).")] = None,
-        max_chars: Annotated[int, Field(ge=100, le=500_000, description="Cut the text after this many characters.")] = response_chars,
+        path: arg(DocumentRequest, "path", Optional[str]) = None,
+        doc_id: arg(DocumentRequest, "doc_id", Optional[str]) = None,
+        lines: arg(DocumentRequest, "lines", Optional[str]) = None,
+        page: arg(DocumentRequest, "page", Optional[int]) = None,
+        section: arg(DocumentRequest, "section", Optional[str]) = None,
+        max_chars: arg(DocumentRequest, "max_chars", int) = response_chars,
     ) -> DocumentOut:
         """Read a whole indexed document, or one range of it (lines, page or section), as plain text.
 
         The text is reassembled from the indexed chunks in reading order. Pass path or doc_id.
         When truncated is true, request a narrower range (lines/page/section) to read the rest.
         """
-        return read_document(path, doc_id, lines, page, section, max_chars)
+        doc = svc().get_document(DocumentRequest(
+            path=path, doc_id=doc_id, lines=lines, page=page, section=section, max_chars=max_chars))
+        return DocumentOut(
+            path=doc.path, title=doc.title, collection=doc.collection, doc_type=doc.doc_type,
+            doc_id=doc.doc_id, uri=doc_uri(doc.path), text=doc.text, start_line=doc.start_line,
+            end_line=doc.end_line, pages=list(doc.pages), truncated=doc.truncated, total_chunks=doc.total_chunks,
+            chunks_returned=len(doc.chunk_ids),
+        )
 
     server.add_tool(get_document, description=inspect.cleandoc(get_document.__doc__ or ""), annotations=READ_ONLY, title="Read a document")
 
@@ -296,17 +239,15 @@ def build_server(runtime: ServerRuntime, *, response_chars: int = DEFAULT_RESPON
 
         Use it to read the context around a hit without fetching the whole document.
         """
-        chunks = svc().neighbors(chunk_id, before, after)
-        first = chunks[0]
-        budget, out = response_chars, []
-        for c in chunks:
-            text = c.text if len(c.text) <= budget else c.text[: max(budget, 0)] + " …"
-            budget -= len(text)
-            out.append(NeighborChunkOut(
+        chunks = svc().neighbors(chunk_id, before, after, max_chars=response_chars)
+        out = [
+            NeighborChunkOut(
                 chunk_id=c.id, chunk_index=c.chunk_index, is_anchor=c.id == chunk_id, heading_path=list(c.heading_path),
-                page=c.page, start_line=c.start_line, end_line=c.end_line, text=text,
-            ))
-        return NeighborsOut(path=first.path, title=first.title, chunks=out)
+                page=c.page, start_line=c.start_line, end_line=c.end_line, text=c.text,
+            )
+            for c in chunks
+        ]
+        return NeighborsOut(path=chunks[0].path, title=chunks[0].title, chunks=out)
 
     server.add_tool(read_neighbors, description=inspect.cleandoc(read_neighbors.__doc__ or ""), annotations=READ_ONLY, title="Read around a hit")
 
@@ -315,22 +256,18 @@ def build_server(runtime: ServerRuntime, *, response_chars: int = DEFAULT_RESPON
         path: Annotated[str, Field(description=(
             "The note: its path ('Projects/Alpha.md'), its file name without folder or extension ('Alpha'), "
             "a wiki link ('[[Alpha]]'), its title or one of its frontmatter aliases."))],
-        max_chars: Annotated[int, Field(ge=100, le=500_000, description="Cut the text after this many characters.")] = response_chars,
+        max_chars: arg(DocumentRequest, "max_chars", int) = response_chars,
     ) -> NoteOut:
         """Read one note from a notes vault (Obsidian-style Markdown) by path, name, wiki link, title or alias.
 
         Returns the note's text and its frontmatter (tags, date, type, aliases).
         """
-        service = svc()
-        record = _resolve_note(service.store.records(), path)
-        doc = service.get_document(record.path, root=record.root, max_chars=max_chars)
-        chunks = service.store.document_chunks(record.root, record.path)
-        meta: dict[str, Any] = json.loads(chunks[0].metadata_json or "{}") if chunks else {}
-        aliases = meta.get("aliases") or []
+        note = svc().get_note(path, max_chars=max_chars)
+        record = note.record
         return NoteOut(
             path=record.path, title=record.title, doc_type=record.doc_type, tags=list(record.tags), date=record.date,
-            aliases=[str(a) for a in (aliases if isinstance(aliases, list) else [aliases])], metadata=meta,
-            text=doc.text, truncated=doc.truncated, uri=doc_uri(record.path),
+            aliases=list(note.aliases), metadata=note.metadata, text=note.text, truncated=note.truncated,
+            uri=doc_uri(record.path),
         )
 
     server.add_tool(get_note, description=inspect.cleandoc(get_note.__doc__ or ""), annotations=READ_ONLY, title="Read a note")
@@ -356,23 +293,24 @@ def build_server(runtime: ServerRuntime, *, response_chars: int = DEFAULT_RESPON
 
     @_tool_errors
     def list_documents(
-        collection: Annotated[Optional[str], Field(description="Only this collection.")] = None,
-        path_prefix: Annotated[Optional[str], Field(description="Only paths starting with this, e.g. 'guides/'.")] = None,
-        limit: Annotated[int, Field(ge=1, le=500, description="Page size.")] = 100,
-        cursor: Annotated[Optional[str], Field(description="next_cursor from the previous page.")] = None,
+        collection: arg(DocumentListRequest, "collection", Optional[str]) = None,
+        path_prefix: arg(DocumentListRequest, "path_prefix", Optional[str]) = None,
+        limit: arg(DocumentListRequest, "limit", int) = 100,
+        cursor: arg(DocumentListRequest, "cursor", Optional[str]) = None,
     ) -> DocumentsPageOut:
         """List indexed documents sorted by path, with title, collection, type, tags and status, one page at a time."""
-        docs, nxt = svc().list_documents(collection=collection, path_prefix=path_prefix, limit=limit, cursor=cursor)
+        page = svc().list_documents(DocumentListRequest(
+            collection=collection, path_prefix=path_prefix, limit=limit, cursor=cursor))
         return DocumentsPageOut(
             documents=[
                 DocumentInfoOut(
                     path=d.path, title=d.title, collection=d.collection, doc_type=d.doc_type, status=d.status,
                     error=d.error, chunks=d.chunk_count, format=d.format, tags=list(d.tags), date=d.date,
-                    page_count=d.page_count, doc_id=doc_id(d.root, d.path), uri=doc_uri(d.path),
+                    page_count=d.page_count, doc_id=d.doc_id, uri=doc_uri(d.path),
                 )
-                for d in docs
+                for d in page.documents
             ],
-            next_cursor=nxt,
+            total=page.total, next_cursor=page.next_cursor,
         )
 
     server.add_tool(list_documents, description=inspect.cleandoc(list_documents.__doc__ or ""), annotations=READ_ONLY, title="List documents")
@@ -402,7 +340,7 @@ def build_server(runtime: ServerRuntime, *, response_chars: int = DEFAULT_RESPON
                      description="An indexed document's text, reassembled in reading order.")
     def document_resource(path: str) -> str:
         try:
-            return svc().get_document(path, max_chars=500_000).text
+            return svc().get_document(DocumentRequest(path=path, max_chars=MAX_TEXT_CHARS)).text
         except DocshelfError as exc:
             from mcp.server.mcpserver.exceptions import ResourceError
 
@@ -423,7 +361,7 @@ def build_server(runtime: ServerRuntime, *, response_chars: int = DEFAULT_RESPON
     return server
 
 
-def _preset_description(preset: SearchPreset) -> str:
+def _scope_words(preset: SearchPreset) -> str:
     scope = []
     if preset.collections:
         scope.append(f"collections {', '.join(preset.collections)}")
@@ -433,50 +371,39 @@ def _preset_description(preset: SearchPreset) -> str:
         scope.append(f"paths under {preset.path_prefix}")
     if preset.tags:
         scope.append(f"tags {', '.join(preset.tags)}")
+    return "; ".join(scope) or "the whole index"
+
+
+def _preset_description(preset: SearchPreset) -> str:
     what = preset.description or f"Search the '{preset.name}' part of the documentation."
-    return (f"{what}\n\nSearches only {'; '.join(scope) or 'the whole index'}. Returns ranked passages with "
-            "citation fields, like search_docs.")
+    return (f"{what}\n\nSearches only {_scope_words(preset)}. Returns ranked passages with citation fields, "
+            "like search_docs; when no indexed document is in that scope the result's note says so.")
 
 
-def _preset_tool(preset: SearchPreset, run_search: Callable[..., SearchOut]) -> Callable[..., SearchOut]:
-    filters = SearchFilters(
-        collections=tuple(preset.collections), doc_types=tuple(preset.doc_types) or None,
-        path_prefix=preset.path_prefix, tags_any=tuple(preset.tags),
-    )
+def _preset_tool(
+    preset: SearchPreset, run_search: Callable[[SearchRequest], SearchOut], response_chars: int,
+    svc: Callable[[], Any],
+) -> Callable[..., SearchOut]:
+    scope = {
+        "collections": preset.collections, "doc_types": preset.doc_types or None, "path_prefix": preset.path_prefix,
+        "tags_any": preset.tags,
+    }
 
     @_tool_errors
     def preset_search(
-        query: Annotated[str, Field(description="What to find: a question, a term or a name.")],
-        k: Annotated[int, Field(ge=1, le=MAX_K, description="Number of hits to return (1-50).")] = 5,
-        mode: Annotated[Optional[Mode], Field(description="hybrid (default), semantic, keyword or fuzzy.")] = None,
+        query: arg(SearchRequest, "query", str),
+        k: arg(SearchRequest, "k", int) = 5,
+        mode: arg(SearchRequest, "mode", Optional[Mode]) = None,
     ) -> SearchOut:
-        return run_search(query, k, mode, filters)
+        request = SearchRequest(query=query, k=k, mode=mode, max_chars=response_chars, **scope)
+        out = run_search(request)
+        if not out.hits and svc().documents_in_scope(request) == 0:
+            empty = (f"no indexed document is in this tool's scope ({_scope_words(preset)}), so it cannot find "
+                     "anything yet; search_docs searches everything")
+            out = out.model_copy(update={"note": "; ".join(n for n in (empty, out.note) if n)})
+        return out
 
     return preset_search
 
 
-def _resolve_note(records: list[Any], name: str) -> Any:
-    want = name.strip()
-    if want.startswith("[[") and want.endswith("]]"):
-        want = want[2:-2].split("|", 1)[0].split("#", 1)[0].strip()
-    want = want.lstrip("/")
-    indexed = [r for r in records if r.status == "indexed"]
-    lowered = want.lower()
-    for test in (
-        lambda r: r.path == want,
-        lambda r: r.path == want + ".md",
-        lambda r: r.path.lower() in (lowered, lowered + ".md"),
-        lambda r: r.path.rsplit("/", 1)[-1].rsplit(".", 1)[0].lower() == lowered,
-        lambda r: r.title.lower() == lowered,
-        lambda r: any(a.lower() == lowered for a in getattr(r, "aliases", ())),
-    ):
-        found = [r for r in indexed if test(r)]
-        if len(found) == 1:
-            return found[0]
-        if len(found) > 1:
-            paths = ", ".join(sorted(r.path for r in found)[:10])
-            raise NotFound(f"{name!r} matches several notes ({paths}); pass the full path")
-    raise NotFound(f"no note named {name!r}; search_docs or list_documents shows the indexed paths")
-
-
-__all__ = ["build_server", "fit_hits", "doc_id", "doc_uri", "DEFAULT_RESPONSE_CHARS"]
+__all__ = ["build_server", "doc_id", "doc_uri", "DEFAULT_RESPONSE_CHARS"]

@@ -24,8 +24,8 @@ def citation(hit: Hit) -> str:
     if hit.heading_path:
         where += " › " + " › ".join(hit.heading_path)
     extra = []
-    if hit.page is not None:
-        extra.append(f"p. {hit.page}")
+    if hit.page is not None:  # a notebook's "page" is its cell (see parsers/notebook.py)
+        extra.append(f"cell {hit.page}" if hit.path.lower().endswith(".ipynb") else f"p. {hit.page}")
     if hit.start_line is not None:
         extra.append(f"lines {hit.start_line}-{hit.end_line}")
     return where + (f" ({', '.join(extra)})" if extra else "")

@@ -7,6 +7,14 @@ search never waits for the model; another thread loads the model; then the
 is loaded, keyword and fuzzy search work and semantic/hybrid searches answer with
 keyword results and a note. A tool that arrives before the index is open waits for it
 (bounded by ``ready_timeout``).
+
+A search (``ServerRuntime.search``) that arrives during the first index of a folder
+waits for it when it should finish within ``first_index_wait`` (a one-shot client that
+spawns the server and searches at once gets real answers), and one that arrives while
+the model loads waits for the model (bounded by ``model_wait``). Otherwise it answers
+with what is indexed so far and a note saying what is happening ("first index at 40 of
+300 files, about 20 s left"); a note never blames the model when the truth is that
+nothing is indexed yet.
 """
 
 from __future__ import annotations
@@ -21,6 +29,8 @@ from ..config import Settings
 from ..errors import DocshelfError, EmbedderUnavailable
 
 if TYPE_CHECKING:
+    from ..models import SearchResult
+    from ..requests import SearchRequest
     from ..service import Docshelf
     from .writer import WriterLoop
 
@@ -43,6 +53,8 @@ class ServerRuntime:
         debounce: float = 0.4,
         ready_timeout: float = 30.0,
         read_only: bool = False,
+        first_index_wait: float = 15.0,
+        model_wait: float = 10.0,
     ) -> None:
         self.read_only = read_only
         self.settings = settings
@@ -52,6 +64,9 @@ class ServerRuntime:
         self.writer_retry = writer_retry
         self.debounce = debounce
         self.ready_timeout = ready_timeout
+        self.first_index_wait = first_index_wait
+        self.model_wait = model_wait
+        self.empty_at_start = False  # the index held nothing when this server opened it
         self.started_at = time.time()
         self.phase = "not started"  # "opening", "ready", "failed"
         self.error = ""
@@ -60,6 +75,7 @@ class ServerRuntime:
         self.on_ready: list[Any] = []  # callables(service), run on the start-up thread
         self._service: Docshelf | None = None
         self._ready = threading.Event()
+        self._model_done = threading.Event()  # the model loaded or failed to
         self._started = False
         self._lock = threading.Lock()
 
@@ -80,6 +96,7 @@ class ServerRuntime:
             started = time.monotonic()
             service = Docshelf(self.settings)
             service.wait_for_model = False
+            self.empty_at_start = service.store.count_chunks() == 0
             self._service = service
             threading.Thread(target=self._load_model, name="docshelf-model", daemon=True).start()
             roots = list(service.roots)
@@ -116,8 +133,10 @@ class ServerRuntime:
         except Exception as exc:  # noqa: BLE001 - keyword search still works
             self.model_state = f"failed: {exc}"
             log.error("loading the embedding model failed: %s; keyword and fuzzy search still work", exc)
+            self._model_done.set()
             return
         self.model_state = "loaded"
+        self._model_done.set()
         log.info("model %s loaded in %.2fs", self._service.embedder.model_id, time.monotonic() - started)
 
     def close(self) -> bool:
@@ -135,6 +154,56 @@ class ServerRuntime:
         if self._service is None or self.phase == "failed":
             raise DocshelfError(f"docshelf could not open the index: {self.error}")
         return self._service
+
+    def search(self, request: SearchRequest) -> SearchResult:
+        """``Docshelf.search`` as a server answers it: waits (bounded) for a first index that is
+        about to finish and for a loading model, then says in the note what is still going on."""
+        from dataclasses import replace
+
+        service = self.service()  # waits (ready_timeout) while the index is being opened
+        deadline = time.monotonic() + self.first_index_wait
+        self._wait_for_first_index(deadline)
+        if self.model_state in ("not loaded", "loading"):
+            self._model_done.wait(max(0.0, min(self.model_wait, deadline - time.monotonic())))
+        result = service.search(request)
+        notes = [n for n in [self.progress_note(), result.note] if n]
+        if not result.hits and service.store.count_chunks() == 0:
+            # The model is not why there are no hits: nothing is indexed (yet).
+            notes = [self.progress_note() or self.empty_note()]
+        return replace(result, note="; ".join(dict.fromkeys(notes)))
+
+    def _wait_for_first_index(self, deadline: float) -> None:
+        """Wait while this server builds a first index that should be done before ``deadline``."""
+        writer = self.writer
+        if writer is None or not self.empty_at_start:
+            return
+        while not writer.settled.is_set():
+            left = deadline - time.monotonic()
+            eta = writer.eta()
+            if left <= 0 or (eta is not None and eta > left):
+                return
+            writer.settled.wait(min(0.1, left))
+
+    def progress_note(self) -> str:
+        """What the writer is doing, for a search note ('' when nothing is in progress)."""
+        writer = self.writer
+        if writer is None or writer.phase not in ("starting", "reconciling") or writer.settled.is_set():
+            return ""
+        what = "first index" if self.empty_at_start else "start-up index update"
+        if writer.phase == "starting" or not writer.reconcile_total:
+            return f"the {what} is starting (looking for files); results cover only what is indexed so far"
+        eta = writer.eta()
+        left = f", about {eta:.0f} s left" if eta is not None else ""
+        return (f"{what} at {writer.reconcile_done} of {writer.reconcile_total} files{left}; "
+                "results cover only the files indexed so far")
+
+    def empty_note(self) -> str:
+        roots = self.writer.roots if self.writer else self.roots
+        if self.writer is not None and self.writer.role == "reader":
+            return "nothing is indexed yet; another docshelf process is indexing this index"
+        if not roots:
+            return "nothing is indexed: no folders to index; run `docshelf index PATH` or serve with a PATH"
+        return f"nothing is indexed: no indexable documents under {', '.join(map(str, roots))} (see index_status)"
 
     @property
     def ready(self) -> bool:

@@ -32,16 +32,19 @@ OPTIMIZE_AFTER_S = 300.0
 
 
 class _Progress:
-    """Counts files still to do during a reconcile (for ``index_status``)."""
+    """Counts files done and still to do during a reconcile (for ``index_status`` and search notes)."""
 
     def __init__(self, loop: WriterLoop) -> None:
         self.loop = loop
 
     def planned(self, files: int, to_index: int) -> None:
         self.loop.pending_reconcile = to_index
+        self.loop.reconcile_total, self.loop.reconcile_done = to_index, 0
+        self.loop.reconcile_started = time.monotonic()
 
     def file_done(self, path: str) -> None:
         self.loop.pending_reconcile = max(0, self.loop.pending_reconcile - 1)
+        self.loop.reconcile_done += 1
 
     def chunks_embedded(self, n: int) -> None:
         pass
@@ -70,6 +73,10 @@ class WriterLoop:
         self.phase = "starting"  # "reconciling", "watching", "idle", "reading"
         self.watcher: RootWatcher | None = None
         self.pending_reconcile = 0
+        self.reconcile_total = 0  # files the running reconcile plans to index, and how many are done
+        self.reconcile_done = 0
+        self.reconcile_started: float | None = None
+        self.settled = threading.Event()  # set once the start-up reconcile is over (or not ours to run)
         self.last_update: float | None = None
         self.last_error = ""
         self.failed: dict[str, str] = {}
@@ -113,10 +120,12 @@ class WriterLoop:
         try:
             if self.read_only:
                 self.role, self.phase = "reader", "reading"
+                self.settled.set()
                 return
             while not self._stop.is_set():
                 if self.service.try_become_writer():
                     break
+                self.settled.set()  # another process indexes; searches do not wait for it
                 if self.role != "reader":
                     log.info("another process writes %s; serving reads, retrying every %.0fs",
                              self.service.index_dir, self.retry)
@@ -137,6 +146,7 @@ class WriterLoop:
                     self.watcher.start()
                 self._reconcile(roots)
                 self.phase = "watching" if self.watcher else "idle"
+                self.settled.set()
                 self._apply_batches()
             finally:
                 if self.watcher is not None:
@@ -146,6 +156,8 @@ class WriterLoop:
             self.last_error = f"{type(exc).__name__}: {exc}"
             self.phase = "failed"
             log.exception("the index writer stopped")
+        finally:
+            self.settled.set()
 
     def _existing_roots(self) -> list[Path]:
         roots, missing = [], []
@@ -177,6 +189,13 @@ class WriterLoop:
             ", ".join(map(str, roots)), time.monotonic() - started, len(report.added), len(report.updated),
             len(report.removed), report.unchanged, len(report.failed),
         )
+
+    def eta(self) -> float | None:
+        """Seconds the running reconcile still needs, from its pace so far (None before the first file)."""
+        if self.phase != "reconciling" or not self.reconcile_done or self.reconcile_started is None:
+            return None
+        pace = (time.monotonic() - self.reconcile_started) / self.reconcile_done
+        return pace * max(self.reconcile_total - self.reconcile_done, 0)
 
     def _enqueue(self, root: Path, rels: set[str], rescan: bool) -> None:
         self._queue.put((root, rels, rescan))

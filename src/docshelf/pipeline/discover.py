@@ -28,7 +28,7 @@ logger = logging.getLogger(__name__)
 
 DEFAULT_EXCLUDED_DIRS = frozenset({
     ".git", ".hg", ".svn", "node_modules", ".obsidian", ".trash", ".venv", "__pycache__",
-    ".tox", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".idea",
+    ".tox", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".idea", ".ipynb_checkpoints",
 })
 """Directory names never entered. Any directory holding ``pyvenv.cfg`` (a virtualenv
 such as ``venv/`` or ``env/``) is skipped as well."""

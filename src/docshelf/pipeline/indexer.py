@@ -22,8 +22,9 @@ from typing import Any, Protocol
 import numpy as np
 
 from ..config import Settings
+from ..dates import iso_day_or_none
 from ..errors import ParseError, SourceError
-from ..models import Chunk, DocumentRecord, IndexReport, ParsedDocument, SourceFile
+from ..models import Chunk, DocumentRecord, IndexReport, ParseContext, ParsedDocument, SourceFile
 from ..protocols import Embedder, Store
 from .chunk import Chunker, chunk_id
 from .discover import discover
@@ -241,7 +242,7 @@ class Indexer:
 
     def _prepare(self, src: SourceFile, data: bytes, digest: str) -> _Pending:
         try:
-            doc = self.registry.parse(src.path, data)
+            doc = self.registry.parse(src.path, data, ParseContext(src.root))
         except SourceError:
             raise
         except Exception as exc:  # a parser bug must not stop the run
@@ -249,7 +250,7 @@ class Indexer:
         collection, collection_type = self.settings.collection_for(src.rel_path)
         doc_type = self.settings.doc_type_for(src.rel_path, doc.metadata.get("type"), collection_type)
         tags = _tags(doc.metadata.get("tags"))
-        doc_date = _iso_date(doc.metadata.get("date"))
+        doc_date = iso_day_or_none(doc.metadata.get("date"))  # the same ISO rule as date filters
         record = DocumentRecord(
             root=str(src.root), path=src.rel_path, sha256=digest, size=src.size, mtime_ns=src.mtime_ns,
             status="indexed", collection=collection, doc_type=doc_type, title=doc.title, format=doc.format,
@@ -273,20 +274,28 @@ class Indexer:
         ]
 
     def _commit(self, pending: list[_Pending], progress: IndexProgress) -> int:
-        """Embed what is new (reusing stored vectors of unchanged chunks) and write one batch."""
-        todo = [c.embed_text for p in pending for c in p.chunks if c.embed_text not in p.known]
+        """Embed what is new (reusing stored vectors of unchanged chunks) and write one batch.
+
+        Progress moves per file: a file counts as done once its last new chunk is embedded.
+        """
+        todo = [(i, c.embed_text) for i, p in enumerate(pending) for c in p.chunks if c.embed_text not in p.known]
+        last = {i: pos for pos, (i, _) in enumerate(todo)}  # each file's last text to embed
         fresh: dict[str, np.ndarray] = {}
+        reported = 0
         for start in range(0, len(todo), EMBED_BATCH):
-            batch = todo[start : start + EMBED_BATCH]
+            batch = [text for _, text in todo[start : start + EMBED_BATCH]]
             fresh.update(zip(batch, self.embedder.embed_documents(batch), strict=True))
             progress.chunks_embedded(len(batch))
+            while reported < len(pending) and last.get(reported, -1) < start + len(batch):
+                progress.file_done(pending[reported].record.path)
+                reported += 1
         items = []
         for p in pending:
             vectors = [p.known.get(c.embed_text, fresh.get(c.embed_text)) for c in p.chunks]
             matrix = np.stack(vectors) if vectors else np.zeros((0, self.embedder.dimensions), np.float32)
             items.append((p.record, p.chunks, matrix))
         self.store.replace_documents(items)
-        for p in pending:
+        for p in pending[reported:]:
             progress.file_done(p.record.path)
         return len(todo)
 
@@ -318,20 +327,6 @@ def _aliases(value: Any) -> tuple[str, ...]:
     """Frontmatter ``aliases`` (a list or one string) as clean strings, for note look-ups."""
     items = value if isinstance(value, list | tuple) else [value] if value else []
     return tuple(str(a).strip() for a in items if str(a).strip())
-
-
-def _iso_date(value: Any) -> str | None:
-    if value is None or value == "":
-        return None
-    if isinstance(value, datetime):
-        return value.date().isoformat()
-    if isinstance(value, date):
-        return value.isoformat()
-    text = str(value).strip()
-    try:
-        return date.fromisoformat(text[:10]).isoformat()
-    except ValueError:
-        return None
 
 
 __all__ = ["Indexer", "IndexProgress"]

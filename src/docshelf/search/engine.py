@@ -24,13 +24,12 @@ from ..analysis import query_text
 from ..errors import InvalidQuery
 from ..models import Chunk, Hit, SearchFilters, SearchMode, SearchResult
 from ..protocols import Embedder, Store
+from ..requests import MAX_K, MODES
 from .diversity import Group, diversify
 from .fuse import FusionParams, bm25_to_unit, cosine_to_unit, fuse_hybrid
 from .highlight import highlight_spans
 from .rerank import Reranker
 
-MODES: tuple[SearchMode, ...] = ("hybrid", "semantic", "keyword", "fuzzy")
-MAX_K = 100
 _WORD = re.compile(r"[A-Za-z0-9]+")
 
 

@@ -7,6 +7,7 @@ failure leaves here as a ParseError carrying the path and a readable reason.
 
 from __future__ import annotations
 
+import inspect
 import io
 import re
 import zipfile
@@ -14,13 +15,15 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from ...errors import ParseError
-from ...models import ParsedDocument
+from ...models import ParseContext, ParsedDocument
 from ...protocols import Parser
 from .canvas import CanvasParser
 from .docx import DocxParser
 from .html import HtmlParser
 from .markdown import MarkdownParser
+from .notebook import NotebookParser
 from .pdf import PdfParser
+from .rst import RstParser
 from .text import CodeParser, TextParser
 
 __all__ = [
@@ -28,8 +31,10 @@ __all__ = [
     "DocxParser",
     "HtmlParser",
     "MarkdownParser",
+    "NotebookParser",
     "ParserRegistry",
     "PdfParser",
+    "RstParser",
     "SNIFF_BYTES",
     "TextParser",
     "default_registry",
@@ -59,11 +64,14 @@ class ParserRegistry:
     def __init__(self, parsers: Iterable[Parser] = ()) -> None:
         self._by_suffix: dict[str, Parser] = {}
         self._by_name: dict[str, Parser] = {}
+        self._takes_context: dict[str, bool] = {}
         for parser in parsers:
             self.register(parser)
 
     def register(self, parser: Parser) -> None:
         self._by_name[parser.name] = parser
+        # A parser written before ParseContext existed takes (path, data) only.
+        self._takes_context[parser.name] = "context" in inspect.signature(parser.parse).parameters
         for suffix in parser.suffixes:
             self._by_suffix[suffix.lower()] = parser
 
@@ -94,14 +102,19 @@ class ParserRegistry:
             return self._by_name.get("html")
         return None
 
-    def parse(self, path: Path, data: bytes) -> ParsedDocument:
-        """Parse ``data`` (the bytes of ``path``); raises ParseError on any failure."""
+    def parse(self, path: Path, data: bytes, context: ParseContext | None = None) -> ParsedDocument:
+        """Parse ``data`` (the bytes of ``path``); raises ParseError on any failure.
+
+        ``context`` (the indexed root) lets formats with includes read files inside it.
+        """
         parser = self._choose(path, data[:SNIFF_BYTES], data)
         if parser is None:
             suffix = path.suffix.lower() or "(no suffix)"
             raise ParseError(str(path), f"unsupported format {suffix} (no parser for the "
                              "suffix, and the content is not PDF, DOCX or HTML)")
         try:
+            if context is not None and self._takes_context.get(parser.name, False):
+                return parser.parse(path, data, context)
             return parser.parse(path, data)
         except ParseError:
             raise
@@ -115,5 +128,6 @@ class ParserRegistry:
 def default_registry() -> ParserRegistry:
     """A registry holding every built-in parser."""
     return ParserRegistry(
-        [MarkdownParser(), HtmlParser(), PdfParser(), DocxParser(), TextParser(), CodeParser(), CanvasParser()]
+        [MarkdownParser(), HtmlParser(), PdfParser(), DocxParser(), TextParser(), CodeParser(), CanvasParser(),
+         RstParser(), NotebookParser()]
     )

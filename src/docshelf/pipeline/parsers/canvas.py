@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 
 from ...errors import ParseError
-from ...models import Block, ParsedDocument
+from ...models import Block, ParseContext, ParsedDocument
 from ._common import decode_text
 from .wikilinks import find_wikilinks, link_targets, render_wikilinks
 
@@ -21,7 +21,7 @@ class CanvasParser:
     name = "canvas"
     suffixes = (".canvas",)
 
-    def parse(self, path: Path, data: bytes) -> ParsedDocument:
+    def parse(self, path: Path, data: bytes, context: ParseContext | None = None) -> ParsedDocument:
         text = decode_text(path, data)
         try:
             board = json.loads(text)

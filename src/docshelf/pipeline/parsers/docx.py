@@ -19,7 +19,7 @@ from docx.table import Table
 from docx.text.paragraph import Paragraph
 
 from ...errors import ParseError
-from ...models import Block, ParsedDocument
+from ...models import Block, ParseContext, ParsedDocument
 from ._common import HeadingStack, collapse, normalize_date, split_tags
 
 MAX_UNPACKED_BYTES = 100_000_000
@@ -94,7 +94,7 @@ class DocxParser:
     name = "docx"
     suffixes = (".docx",)
 
-    def parse(self, path: Path, data: bytes) -> ParsedDocument:
+    def parse(self, path: Path, data: bytes, context: ParseContext | None = None) -> ParsedDocument:
         _check_unpacked_size(path, data)
         try:
             document = docx.Document(io.BytesIO(data))

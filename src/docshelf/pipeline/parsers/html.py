@@ -17,7 +17,7 @@ from bs4 import BeautifulSoup, Comment, NavigableString, Tag
 from bs4.element import Declaration, Doctype, ProcessingInstruction
 
 from ...errors import ParseError
-from ...models import Block, BlockKind, ParsedDocument
+from ...models import Block, BlockKind, ParseContext, ParsedDocument
 from ._common import HeadingStack, collapse, normalize_date, split_tags
 
 class _DammitToDebug(logging.Filter):
@@ -219,7 +219,7 @@ class HtmlParser:
     name = "html"
     suffixes = (".html", ".htm")
 
-    def parse(self, path: Path, data: bytes) -> ParsedDocument:
+    def parse(self, path: Path, data: bytes, context: ParseContext | None = None) -> ParsedDocument:
         if nesting_depth(data) > MAX_DEPTH:
             raise ParseError(str(path), f"HTML nested more than {MAX_DEPTH} elements deep (not read)")
         with warnings.catch_warnings():  # bs4 warns on stderr about undecodable bytes

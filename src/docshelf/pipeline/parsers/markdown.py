@@ -1,14 +1,16 @@
 """Markdown (and Obsidian) notes → blocks that cite exact file lines.
 
-markdown-it-py gives each block token a ``map`` (0-based line range). Frontmatter
-lines are blanked instead of removed before parsing, so those maps are already
-relative to the file and every block's text is the file's own lines.
+markdown-it-py gives each block token a ``map`` (0-based line range) into the text it
+parsed; each of those lines carries its line number in the file (frontmatter blanked,
+includes expanded at their directive's line, site markup rewritten line for line), so
+every block cites the file's own lines.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -16,8 +18,11 @@ import yaml
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
-from ...models import Block, BlockKind, ParsedDocument
+from ...models import Block, BlockKind, ParseContext, ParsedDocument
 from ._common import HeadingStack, as_str_list, decode_text, normalize_date, split_tags, unique
+from .includes import Includes
+from .sitemarkup import normalize_markup, strip_heading_attrs
+from .snippets import Numbered, expand_includes
 from .wikilinks import WIKILINK, WikiLink, find_wikilinks, link_targets, render_wikilinks
 
 _FRONTMATTER_CLOSE = ("---", "...")
@@ -145,10 +150,11 @@ def _inline_text(token: Token) -> str:
 
 
 def _prose_tags(tokens: list[Token]) -> list[str]:
-    """Obsidian ``#tags`` from prose only (text children: never code, never URLs in links)."""
+    """Obsidian ``#tags`` from prose only: text children of paragraphs, lists, quotes and
+    tables (never headings, code spans, fences, or link targets)."""
     found: list[str] = []
-    for token in tokens:
-        if token.type != "inline":
+    for i, token in enumerate(tokens):
+        if token.type != "inline" or (i and tokens[i - 1].type == "heading_open"):
             continue
         run: list[str] = []
         for child in [*(token.children or []), None]:
@@ -188,57 +194,94 @@ def _frontmatter_links(meta: dict[str, Any]) -> list[WikiLink]:
     return found
 
 
+@dataclass
+class MarkdownBlocks:
+    """What :func:`read_markdown` found: blocks, prose tags, wikilinks and the first level-1 heading."""
+
+    blocks: list[Block]
+    tags: list[str]
+    links: list[WikiLink]
+    first_h1: str | None
+
+
+def read_markdown(md: MarkdownIt, numbered: Numbered, headings: HeadingStack) -> MarkdownBlocks:
+    """Blocks of Markdown lines, each line tagged with its line number in the file.
+
+    ``headings`` carries the heading path in and out, so a notebook's markdown cells nest
+    under the headings of the cells before them. Wikilinks are collected and rendered as
+    their readable text outside code.
+    """
+    lines = [line for line, _ in numbered]
+    numbers = [number for _, number in numbered]
+    tokens = md.parse("\n".join(lines))
+    blocks: list[Block] = []
+    links: list[WikiLink] = []
+    first_h1: str | None = None
+    for i, token in enumerate(tokens):
+        if token.level != 0 or token.nesting == -1 or token.map is None:
+            continue
+        first, last = token.map[0], token.map[1]
+        while last > first and not lines[last - 1].strip():
+            last -= 1
+        if last <= first:
+            continue
+        source = "\n".join(lines[first:last])
+        start, end = min(numbers[first:last]), max(numbers[first:last])
+        if token.type == "heading_open":
+            level = int(token.tag[1])
+            title = render_wikilinks(strip_heading_attrs(_inline_text(tokens[i + 1])))
+            if level == 1 and first_h1 is None and title:
+                first_h1 = title
+            if token.markup in ("=", "-"):  # setext: the title line carries the attributes
+                source = "\n".join([strip_heading_attrs(lines[first]), *lines[first + 1 : last]])
+            links.extend(find_wikilinks(source))
+            source = render_wikilinks(source)
+            blocks.append(Block("heading", source, headings.push(level, title), None, start, end, level))
+        elif token.type in _BLOCK_KINDS and source.strip():
+            kind = _BLOCK_KINDS[token.type]
+            if kind != "code":
+                links.extend(find_wikilinks(source))
+                source = render_wikilinks(source)
+            blocks.append(Block(kind, source, headings.path, None, start, end))
+    return MarkdownBlocks(blocks, _prose_tags(tokens), links, first_h1)
+
+
+def new_markdown_it() -> MarkdownIt:
+    return MarkdownIt("commonmark").enable(["table", "strikethrough"])
+
+
 class MarkdownParser:
-    """Parses ``.md``, ``.markdown`` and ``.mdx``, with YAML frontmatter and Obsidian tags."""
+    """Parses ``.md``, ``.markdown`` and ``.mdx``: YAML frontmatter, Obsidian tags and links, site markup.
+
+    Before parsing, include directives are expanded (:mod:`.snippets`, files inside the
+    context's root only) and site-generator markup is rewritten as a reader sees it
+    (:mod:`.sitemarkup`). Every line remembers its number in the file, so each block cites
+    the file's lines; text pulled in by an include cites the directive's line.
+    """
 
     name = "markdown"
     suffixes = (".md", ".markdown", ".mdx")
 
     def __init__(self) -> None:
-        self._md = MarkdownIt("commonmark").enable(["table", "strikethrough"])
+        self._md = new_markdown_it()
 
-    def parse(self, path: Path, data: bytes) -> ParsedDocument:
+    def parse(self, path: Path, data: bytes, context: ParseContext | None = None) -> ParsedDocument:
         text = _hide_obsidian_comments(decode_text(path, data))
-        lines = text.split("\n")
         raw, fm_lines = split_frontmatter(text)
         meta: dict[str, Any] = {"format": "markdown"}
         if raw is not None:
             meta.update(frontmatter_metadata(raw))
-        # Blank the frontmatter so token maps stay file-relative.
-        body = "\n" * fm_lines + "\n".join(lines[fm_lines:])
-        tokens = self._md.parse(body)
-
-        blocks: list[Block] = []
-        links: list[WikiLink] = _frontmatter_links(meta)
-        headings = HeadingStack()
-        first_h1: str | None = None
-        for i, token in enumerate(tokens):
-            if token.level != 0 or token.nesting == -1 or token.map is None:
-                continue
-            start, end = token.map[0] + 1, token.map[1]
-            while end > start and not lines[end - 1].strip():
-                end -= 1
-            source = "\n".join(lines[start - 1 : end])
-            if token.type == "heading_open":
-                level = int(token.tag[1])
-                links.extend(find_wikilinks(source))
-                source = render_wikilinks(source)
-                title = render_wikilinks(_inline_text(tokens[i + 1]))
-                if level == 1 and first_h1 is None and title:
-                    first_h1 = title
-                path_ = headings.push(level, title)
-                blocks.append(Block("heading", source, path_, None, start, end, level))
-            elif token.type in _BLOCK_KINDS and source.strip():
-                kind = _BLOCK_KINDS[token.type]
-                if kind != "code":
-                    links.extend(find_wikilinks(source))
-                    source = render_wikilinks(source)
-                blocks.append(Block(kind, source, headings.path, None, start, end))
-
+        # Frontmatter lines are blanked, not removed, so every line keeps its number.
+        numbered = [("" if i < fm_lines else line, i + 1) for i, line in enumerate(text.split("\n"))]
+        includes = Includes(context, path)
+        numbered = normalize_markup(expand_includes(numbered, includes, path))
+        found = read_markdown(self._md, numbered, HeadingStack())
+        links = [*_frontmatter_links(meta), *found.links]
         if links:
             meta["links"] = link_targets(links)
-        tags = unique([*meta.get("tags", []), *_prose_tags(tokens)])
+        tags = unique([*meta.get("tags", []), *found.tags])
         if tags:
             meta["tags"] = tags
-        title = meta.get("title") or first_h1 or path.stem
-        return ParsedDocument(title, tuple(blocks), "markdown", meta)
+        meta.update(includes.metadata())
+        title = meta.get("title") or found.first_h1 or path.stem
+        return ParsedDocument(title, tuple(found.blocks), "markdown", meta)

@@ -20,7 +20,7 @@ from pypdf import PdfReader
 from pypdf.errors import DependencyError, FileNotDecryptedError, PdfReadError
 
 from ...errors import ParseError
-from ...models import Block, ParsedDocument
+from ...models import Block, ParseContext, ParsedDocument
 from ._common import normalize_date, split_tags
 
 logger = logging.getLogger(__name__)
@@ -155,7 +155,7 @@ class PdfParser:
     name = "pdf"
     suffixes = (".pdf",)
 
-    def parse(self, path: Path, data: bytes) -> ParsedDocument:
+    def parse(self, path: Path, data: bytes, context: ParseContext | None = None) -> ParsedDocument:
         with pypdf_logs_at_debug():
             reader = _open(path, data)
             try:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from ...models import Block, BlockKind, ParsedDocument
+from ...models import Block, BlockKind, ParseContext, ParsedDocument
 from ._common import HeadingStack, decode_text
 
 LANGUAGES: dict[str, str] = {
@@ -78,12 +78,12 @@ def _title_line(lines: list[str]) -> str:
 
 
 class TextParser:
-    """Parses prose text files: ``.txt``, ``.text``, ``.rst``, ``.org``, ``.adoc``."""
+    """Parses prose text files: ``.txt``, ``.text``, ``.org``, ``.adoc`` (reST has its own parser)."""
 
     name = "text"
-    suffixes = (".txt", ".text", ".rst", ".org", ".adoc")
+    suffixes = (".txt", ".text", ".org", ".adoc")
 
-    def parse(self, path: Path, data: bytes) -> ParsedDocument:
+    def parse(self, path: Path, data: bytes, context: ParseContext | None = None) -> ParsedDocument:
         lines = decode_text(path, data).split("\n")
         suffix = path.suffix.lower()
         blocks: list[Block] = []
@@ -113,7 +113,7 @@ class CodeParser:
     name = "code"
     suffixes = tuple(LANGUAGES)
 
-    def parse(self, path: Path, data: bytes) -> ParsedDocument:
+    def parse(self, path: Path, data: bytes, context: ParseContext | None = None) -> ParsedDocument:
         lines = decode_text(path, data).split("\n")
         blocks = tuple(
             Block("code", "\n".join(lines[start - 1 : end]), (), None, start, end)

@@ -1,0 +1,151 @@
+"""Reading indexed documents back: which chunks a range selects, which note a name means.
+
+Pure functions over records and chunks, used by ``Docshelf``: a range (lines, page,
+section) that selects nothing is an error that says why and what the document does
+have (its sections, its page count, its last line), and a section matches however its
+heading is written (case, backticks and other inline markup, numbering, a ``#`` prefix).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from .errors import NotFound
+from .models import Chunk, DocumentRecord
+
+_MARKUP = re.compile(r"[`*_~]|^#+\s*|\[\[|\]\]")
+_NUMBERING = re.compile(r"^(?:\d+[.)]?)+\s+")
+_PATH_SEP = re.compile(r"\s*(?:>|›)\s*")
+MAX_LISTED = 40
+
+
+def heading_key(text: str) -> str:
+    """A heading as compared: lower case, no inline markup or leading numbering, single spaces."""
+    text = _MARKUP.sub("", text.strip())
+    text = _NUMBERING.sub("", text.strip())
+    return " ".join(text.lower().split()).rstrip(":")
+
+
+def sections(chunks: Sequence[Chunk]) -> list[str]:
+    """Every heading of a document, in reading order, once each."""
+    return list(dict.fromkeys(h for c in chunks for h in c.heading_path))
+
+
+def _matches(heading_path: Sequence[str], wanted: list[str]) -> bool:
+    keys = [heading_key(h) for h in heading_path]
+    n = len(wanted)
+    return any(keys[i : i + n] == wanted for i in range(len(keys) - n + 1))
+
+
+def select_section(record: DocumentRecord, chunks: Sequence[Chunk], section: str) -> list[Chunk]:
+    """The chunks under heading ``section`` (or a path of headings, ``A > B``); NotFound lists the sections."""
+    wanted = [heading_key(part) for part in _PATH_SEP.split(section) if heading_key(part)]
+    if not wanted:
+        wanted = [heading_key(section)]
+    chosen = [c for c in chunks if _matches(c.heading_path, wanted)]
+    if chosen:
+        return chosen
+    names = sections(chunks)
+    if not names:
+        raise NotFound(f"{record.path} has no sections (no headings); read it whole or by lines")
+    listed = "; ".join(names[:MAX_LISTED]) + ("; …" if len(names) > MAX_LISTED else "")
+    raise NotFound(f"{record.path} has no section {section!r}; its sections are: {listed}")
+
+
+def select_page(record: DocumentRecord, chunks: Sequence[Chunk], page: int) -> list[Chunk]:
+    """The chunks of one page; NotFound says how many pages there are (or that there are none)."""
+    pages = sorted({c.page for c in chunks if c.page is not None})
+    if record.page_count is None and not pages:
+        raise NotFound(f"{record.path} has no pages ({record.format or 'text'} format); read it by lines or section")
+    count = record.page_count or pages[-1]
+    if page > count:
+        raise NotFound(f"{record.path} has {count} page{'s' if count != 1 else ''}; there is no page {page}")
+    chosen = [c for c in chunks if c.page == page]
+    if not chosen:
+        with_text = ", ".join(str(p) for p in pages[:MAX_LISTED]) or "none"
+        raise NotFound(f"page {page} of {record.path} has no indexed text; pages with text: {with_text}")
+    return chosen
+
+
+def select_lines(record: DocumentRecord, chunks: Sequence[Chunk], lines: tuple[int, int]) -> list[Chunk]:
+    """The chunks overlapping an inclusive line range; NotFound says where the document ends."""
+    numbered = [c for c in chunks if c.start_line is not None and c.end_line is not None]
+    if not numbered:
+        raise NotFound(f"{record.path} has no line numbers ({record.format or 'this'} format); use page or section")
+    chosen = [c for c in numbered if not (c.end_line < lines[0] or c.start_line > lines[1])]  # type: ignore[operator]
+    if not chosen:
+        last = max(c.end_line for c in numbered)  # type: ignore[type-var]
+        raise NotFound(f"{record.path} has text on lines 1-{last}; lines {lines[0]}-{lines[1]} hold none")
+    return chosen
+
+
+def select(
+    record: DocumentRecord, chunks: Sequence[Chunk], lines: tuple[int, int] | None, page: int | None, section: str | None
+) -> list[Chunk]:
+    """Apply every requested range in turn (they narrow each other)."""
+    chosen = list(chunks)
+    if page is not None:
+        chosen = select_page(record, chosen, page)
+    if section is not None:
+        chosen = select_section(record, chosen, section)
+    if lines is not None:
+        chosen = select_lines(record, chosen, lines)
+    return chosen
+
+
+def reassemble(chunks: Sequence[Chunk]) -> str:
+    """Join chunk bodies in order, dropping the text each chunk repeats from the one before.
+
+    A chunk that continues the previous one's last line (a long paragraph cut in two)
+    is joined with a space, not a blank line.
+    """
+    parts: list[str] = []
+    previous: Chunk | None = None
+    for c in chunks:
+        body = c.text
+        adjacent = previous is not None and previous.chunk_index == c.chunk_index - 1
+        if c.overlap and adjacent:
+            body = body[c.overlap :]
+        if c.heading_path and (previous is None or c.heading_path != previous.heading_path):
+            parts.append("#" * min(len(c.heading_path), 6) + " " + c.heading_path[-1])
+        elif adjacent and parts and previous.end_line is not None and previous.end_line == c.start_line:
+            parts[-1] = parts[-1] + " " + body
+            previous = c
+            continue
+        if body:
+            parts.append(body)
+        previous = c
+    return "\n\n".join(parts)
+
+
+def resolve_note(records: Sequence[DocumentRecord], name: str) -> DocumentRecord:
+    """The note ``name`` means: a path, a file name without folder or extension, a wiki link, a title or an alias.
+
+    The first rule that matches exactly one note wins; several matches under one rule
+    are an error listing them.
+    """
+    want = name.strip()
+    if want.startswith("[[") and want.endswith("]]"):
+        want = want[2:-2].split("|", 1)[0].split("#", 1)[0].strip()
+    want = want.lstrip("/")
+    indexed = [r for r in records if r.status == "indexed"]
+    lowered = want.lower()
+    for test in (
+        lambda r: r.path == want,
+        lambda r: r.path == want + ".md",
+        lambda r: r.path.lower() in (lowered, lowered + ".md"),
+        lambda r: r.path.rsplit("/", 1)[-1].rsplit(".", 1)[0].lower() == lowered,
+        lambda r: r.title.lower() == lowered,
+        lambda r: any(a.lower() == lowered for a in r.aliases),
+    ):
+        found = [r for r in indexed if test(r)]
+        if len(found) == 1:
+            return found[0]
+        if len(found) > 1:
+            paths = ", ".join(sorted(r.path for r in found)[:10])
+            raise NotFound(f"{name!r} matches several notes ({paths}); pass the full path")
+    raise NotFound(f"no note named {name!r}; search_docs or list_documents shows the indexed paths")
+
+
+__all__ = ["heading_key", "reassemble", "resolve_note", "sections", "select"]

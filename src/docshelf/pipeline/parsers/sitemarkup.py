@@ -1,0 +1,246 @@
+"""Documentation-site markup on top of Markdown, turned into what a reader sees.
+
+MkDocs (Material, pymdownx), Docusaurus/MDX, VitePress and Hugo extend Markdown with
+syntax that a plain CommonMark parser misreads: an admonition's indented body becomes a
+code block, ``{ #id }`` stays in a heading's title, ``import`` lines of MDX become prose.
+This module rewrites such lines before the Markdown parser runs, line for line (a
+dropped line becomes blank), so every line keeps its number and citations stay exact:
+
+- heading attributes ``## Title { #id .class key=val }`` (attr_list) → ``## Title``; the
+  same lists after links/images and on lines of their own are dropped;
+- admonitions ``!!! note "Title"``, ``??? tip``, ``???+ warning`` → ``Title:`` / ``Tip:``,
+  with their indented bodies dedented; content tabs ``=== "Tab"`` → ``Tab:`` likewise;
+- ``:::tip Title`` … ``:::`` (Docusaurus, VitePress) → ``Tip: Title`` and a blank line;
+  GitHub's ``> [!NOTE]`` → ``> Note:``;
+- MDX ``import``/``export`` statements (also multi-line) → blank;
+- Hugo shortcode delimiters ``{{< name >}}``/``{{% name %}}`` → dropped, the text between
+  them kept; ``{{< highlight go >}}`` … ``{{< /highlight >}}`` becomes a fenced block.
+
+Nothing inside a code fence is touched.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .snippets import FenceTracker, Numbered
+
+_ATTR = r"""(?:[#.][\w:-]+|[\w:-]+=(?:"[^"]*"|'[^']*'|[^\s}]+))"""
+ATTR_LIST = rf"\{{:?\s*{_ATTR}(?:\s+{_ATTR})*\s*\}}"
+_HEADING_ATTRS = re.compile(rf"\s*{ATTR_LIST}\s*$")
+_INLINE_ATTRS = re.compile(rf"(?<=[)\]`*]){ATTR_LIST}")
+_ATTR_LINE = re.compile(rf"^\s*{ATTR_LIST}\s*$")
+_ATX = re.compile(r"^\s{0,3}#{1,6}(?:\s|$)")
+_ADMONITION = re.compile(r'^(?P<indent>\s*)(?:!!!|\?\?\?\+?)\s*(?P<kind>[\w-]+)(?:\s+[\w-]+)*\s*(?:"(?P<title>[^"]*)")?\s*$')
+_TAB = re.compile(r'^(?P<indent>\s*)===[!+]?\s+"(?P<title>[^"]*)"\s*$')
+_COLON_OPEN = re.compile(r"^(?P<indent>\s*)(?P<colons>:{3,})\s*(?P<kind>[A-Za-z][\w-]*)\s*(?:\[(?P<bracket>[^\]]*)\]|(?P<title>.*?))\s*$")
+_COLON_CLOSE = re.compile(r"^\s*:{3,}\s*$")
+_GITHUB_ALERT = re.compile(r"^(?P<lead>\s*>\s*)\[!(?P<kind>[A-Za-z]+)\]\s*$")
+_IMPORT_ONE = re.compile(r"""^import\s+(?:type\s+)?(?:[\w*{}\s,$]+\s+from\s+)?(["'])[^"']+\1\s*;?\s*$""")
+_IMPORT_OPEN = re.compile(r"^import\s+(?:type\s+)?(?:[\w$]+\s*,\s*)?\{[^}]*$")
+_EXPORT = re.compile(r"^export\s+(?:default\s|const\s|let\s|var\s|function\s|class\s|async\s+function\s|\{)")
+_SHORTCODE = re.compile(r"\{\{[<%](?!/\*)\s*(?P<close>/)?\s*(?P<name>[\w./-]+)(?P<args>.*?)\s*[>%]\}\}")
+_SHORTCODE_ESCAPED = re.compile(r"\{\{([<%])/\*(.*?)\*/([>%])\}\}")
+
+
+def strip_heading_attrs(text: str) -> str:
+    """``Use CORS { #use-cors }`` → ``Use CORS`` (attr_list syntax at the end of a heading)."""
+    return _HEADING_ATTRS.sub("", text)
+
+
+def normalize_markup(lines: Numbered) -> Numbered:
+    """The same lines, site markup rewritten as a reader sees it (see the module docstring)."""
+    out: Numbered = []
+    fences = FenceTracker()
+    bodies: list[int] = []  # absolute indents of the open admonition/tab bodies
+    skip_until: re.Pattern[str] | None = None
+    depth = 0  # bracket depth of an open multi-line MDX statement
+    myst = _Myst()
+    for text, number in lines:
+        if myst.consumes(text, in_fence=fences.marker is not None):
+            if myst.code:  # "```{code-block} python" became "```python": a fence to follow
+                fences.feed(myst.rewritten)
+            out.append((myst.rewritten, number))
+            continue
+        if skip_until is not None or depth > 0:  # inside a multi-line MDX import/export
+            if skip_until is not None and skip_until.search(text):
+                skip_until = None
+            depth = max(0, depth + _bracket_balance(text)) if depth > 0 else depth
+            out.append(("", number))
+            continue
+        lead = len(text) - len(text.lstrip(" \t"))
+        text = text[:lead].expandtabs(4) + text[lead:]
+        if text.strip():
+            indent = len(text) - len(text.lstrip(" "))
+            while bodies and indent < bodies[-1]:
+                bodies.pop()
+            if bodies:
+                text = text[bodies[-1] :]
+        if fences.feed(text):
+            out.append((text, number))
+            continue
+        rewritten = _rewrite(text, bodies)
+        if isinstance(rewritten, tuple):
+            rewritten, skip_until, depth = rewritten
+        out.append((rewritten, number))
+    return _hugo_highlight(out)
+
+
+def _rewrite(text: str, bodies: list[int]):
+    """One line outside fences; opening an admonition or tab pushes its body indent."""
+    base = bodies[-1] if bodies else 0
+    match = _ADMONITION.match(text)
+    if match:
+        bodies.append(base + len(match.group("indent")) + 4)
+        title = match.group("title")
+        label = match.group("kind").replace("-", " ").capitalize() if title is None else title.strip()
+        return match.group("indent") + label + ":" if label else ""
+    match = _TAB.match(text)
+    if match:
+        bodies.append(base + len(match.group("indent")) + 4)
+        return match.group("indent") + match.group("title").strip() + ":"
+    if _COLON_CLOSE.match(text):
+        return ""
+    match = _COLON_OPEN.match(text)
+    if match:
+        title = (match.group("bracket") or match.group("title") or "").strip()
+        label = match.group("kind").replace("-", " ").capitalize() + ":"
+        return match.group("indent") + (f"{label} {title}" if title else label)
+    match = _GITHUB_ALERT.match(text)
+    if match:
+        return match.group("lead") + match.group("kind").capitalize() + ":"
+    if not bodies:  # MDX statements live at the top level only
+        if _IMPORT_ONE.match(text):
+            return ""
+        if _IMPORT_OPEN.match(text):
+            return "", re.compile(r"""["']\s*;?\s*$"""), 0
+        if _EXPORT.match(text):
+            balance = _bracket_balance(text)
+            return "", None, max(0, balance)
+    if _ATTR_LINE.match(text):
+        return ""
+    if _ATX.match(text):
+        text = strip_heading_attrs(text)
+    text = _INLINE_ATTRS.sub("", text)
+    if "{{" in text:
+        text = _shortcodes(text)
+    return text
+
+
+class _Myst:
+    """MyST directive fences (Sphinx + Markdown) and mkdocstrings' ``::: module`` lines.
+
+    ````` ```{note} ````` … ````` ``` ````` (or ``:::{note}`` … ``:::``) reads ``Note:`` and its
+    content; ``{admonition} Title`` reads ``Title:``; ``{code-block} python`` becomes a plain
+    ``python`` fence; ``{toctree}``, ``{automodule}``, ``{eval-rst}`` and the like are dropped
+    whole, as is ``::: package.module`` with its indented options. Directive options
+    (``:class: tip``) right after an opener are dropped.
+    """
+
+    def __init__(self) -> None:
+        self.open: list[str] = []  # closing markers of the open prose directives
+        self.dropping: str | None = None  # closing marker of a dropped directive
+        self.options = False  # just after an opener: ":key: value" lines are options
+        self.skip_indent: int | None = None  # inside a mkdocstrings options block
+        self.rewritten = ""
+        self.code = False
+
+    def consumes(self, text: str, *, in_fence: bool) -> bool:
+        """True when ``text`` belongs to MyST markup; ``rewritten`` is then what replaces it."""
+        self.rewritten, self.code = "", False
+        stripped = text.strip()
+        if in_fence:  # only a code directive's options can follow inside its fence
+            self.options = self.options and bool(_MYST_OPTION.match(stripped))
+            return self.options
+        if self.skip_indent is not None:
+            if not stripped or len(text) - len(text.lstrip()) > self.skip_indent:
+                return True
+            self.skip_indent = None
+        if self.dropping is not None:
+            if _closes(stripped, self.dropping):
+                self.dropping = None
+            return True
+        if self.options and _MYST_OPTION.match(stripped):
+            return True
+        self.options = False
+        if self.open and _closes(stripped, self.open[-1]):
+            self.open.pop()
+            return True
+        match = _MYST_OPEN.match(text)
+        if match:
+            return self._opener(match)
+        match = _MKDOCSTRINGS.match(text)
+        if match and ("." in match.group("ident") or match.group("ident").lower() not in COLON_KINDS):
+            self.skip_indent = len(match.group("indent"))
+            return True
+        return False
+
+    def _opener(self, match: re.Match[str]) -> bool:
+        fence, name, arg = match.group("fence"), match.group("name").lower(), match.group("arg").strip()
+        base = name.split(":")[-1]
+        if base in _MYST_CODE:
+            if fence[0] == ":":
+                return False
+            self.rewritten = match.group("indent") + fence + (arg.split() or [""])[0]
+            self.options = self.code = True
+            return True
+        if base in _MYST_DROP or base.startswith("auto"):
+            self.dropping = fence
+            return True
+        label = arg if arg and base in _MYST_TITLED else base.replace("-", " ").capitalize()
+        self.rewritten = match.group("indent") + label + ":" if label else ""
+        self.open.append(fence)
+        self.options = True
+        return True
+
+
+def _closes(stripped: str, fence: str) -> bool:
+    return bool(stripped) and stripped[0] == fence[0] and set(stripped) == {fence[0]} and len(stripped) >= len(fence)
+
+
+_MYST_OPEN = re.compile(r"^(?P<indent>\s*)(?P<fence>`{3,}|~{3,}|:{3,})\{(?P<name>[\w:.-]+)\}(?P<arg>.*)$")
+_MYST_OPTION = re.compile(r"^:[\w-]+:(?:\s.*)?$")
+_MKDOCSTRINGS = re.compile(r"^(?P<indent>\s*):::\s+(?P<ident>[\w.]+)\s*$")
+_MYST_CODE = {"code-block", "code", "sourcecode", "code-cell", "literalinclude"}
+_MYST_DROP = {"toctree", "eval-rst", "contents", "index", "image", "raw", "include", "mermaid", "graphviz",
+              "glue", "bibliography", "currentmodule", "module", "tabularcolumns", "list-table"}
+_MYST_TITLED = {"admonition", "topic", "sidebar", "dropdown", "tab-item", "card", "grid-item-card", "rubric"}
+COLON_KINDS = {"note", "tip", "info", "warning", "danger", "caution", "important", "success", "details",
+               "seealso", "attention", "hint", "error", "example", "question", "quote", "abstract", "summary",
+               "bug", "failure", "todo", "admonition", "dropdown", "tab-set", "tab-item", "card", "grid",
+               "grid-item", "warn", "secondary", "tldr"}
+
+
+def _bracket_balance(text: str) -> int:
+    return sum(text.count(c) for c in "{[(") - sum(text.count(c) for c in "}])")
+
+
+def _shortcodes(text: str) -> str:
+    """Drop Hugo shortcode delimiters (keeping a highlight's language as a marker), unescape ``{{</* */>}}``."""
+
+    def replace(match: re.Match[str]) -> str:
+        if match.group("name") == "highlight":
+            if match.group("close"):
+                return "\x00/highlight\x00"
+            language = (match.group("args").split() or [""])[0].strip("\"'")
+            return f"\x00highlight {language}\x00"
+        return ""
+
+    text = _SHORTCODE.sub(replace, text)
+    text = _SHORTCODE_ESCAPED.sub(lambda m: "{{" + m.group(1) + m.group(2) + m.group(3) + "}}", text)
+    return text if text.strip() else ""
+
+
+def _hugo_highlight(lines: Numbered) -> Numbered:
+    """Turn the highlight markers left by :func:`_shortcodes` into fence lines."""
+    out: Numbered = []
+    for text, number in lines:
+        if "\x00" not in text:
+            out.append((text, number))
+            continue
+        marker = re.search(r"\x00(/?)highlight ?([^\x00]*)\x00", text)
+        if marker and not text.replace(marker.group(0), "").strip():
+            out.append(("```" + ("" if marker.group(1) else marker.group(2)), number))
+        else:
+            out.append((re.sub(r"\x00[^\x00]*\x00", "", text), number))
+    return out

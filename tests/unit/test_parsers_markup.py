@@ -1,0 +1,268 @@
+"""Markdown as documentation sites write it: heading attributes, tags, includes, site markup."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from docshelf.models import Block, ParseContext
+from docshelf.pipeline.parsers import default_registry
+
+REGISTRY = default_registry()
+
+
+def parse(path: Path, text: str, root: Path | None = None):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    context = ParseContext(root) if root is not None else None
+    return REGISTRY.parse(path, text.encode(), context)
+
+
+def blocks(doc) -> list[tuple]:
+    return [(b.kind, b.text, b.heading_path, b.start_line, b.end_line) for b in doc.blocks]
+
+
+# --- Heading attributes and tags ---------------------------------------------------------
+
+
+def test_heading_attributes_leave_titles_paths_and_tags(tmp_path: Path) -> None:
+    doc = parse(tmp_path / "cors.md", (
+        "# CORS { #cors }\n\n"
+        "## Use CORSMiddleware { #use-corsmiddleware .big data-x=\"1\" }\n\nText.\n\n"
+        "Recap {#recap}\n-----\n\nDone.\n\n"
+        "### Using {var} templates\n"
+    ))
+    assert doc.title == "CORS"
+    assert blocks(doc) == [
+        ("heading", "# CORS", ("CORS",), 1, 1),
+        ("heading", "## Use CORSMiddleware", ("CORS", "Use CORSMiddleware"), 3, 3),
+        ("paragraph", "Text.", ("CORS", "Use CORSMiddleware"), 5, 5),
+        ("heading", "Recap\n-----", ("CORS", "Recap"), 7, 8),
+        ("paragraph", "Done.", ("CORS", "Recap"), 10, 10),
+        ("heading", "### Using {var} templates", ("CORS", "Recap", "Using {var} templates"), 12, 12),
+    ]
+    assert "tags" not in doc.metadata
+
+
+def test_tags_come_from_frontmatter_and_prose_only(tmp_path: Path) -> None:
+    doc = parse(tmp_path / "note.md", (
+        "---\ntags: [project]\n---\n"
+        "# Heading #not-a-tag\n\n"
+        "Filed under #area/storage and #todo, see [#linked](https://x.org/#frag).\n\n"
+        "Not from `#code-span`, https://example.com/page#anchor, issue #123 or C#.\n\n"
+        "```bash\necho #fenced\n```\n\n"
+        "- list item #listed\n\n"
+        "[Button](x.md){ .md-button #button-id }\n"
+    ))
+    assert doc.metadata["tags"] == ["project", "area/storage", "todo", "linked", "listed"]
+    assert doc.blocks[-1].text == "[Button](x.md)"
+
+
+# --- Includes ------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def site(tmp_path: Path) -> Path:
+    (tmp_path / "docs_src").mkdir()
+    (tmp_path / "docs_src" / "app.py").write_text(
+        "from fastapi import FastAPI\n\napp = FastAPI()\n# --8<-- [start:route]\n"
+        "@app.get('/')\ndef root():\n    return {'ok': True}\n# --8<-- [end:route]\n"
+    )
+    (tmp_path / "docs" / "includes").mkdir(parents=True)
+    (tmp_path / "docs" / "includes" / "shared.md").write_text("Shared *note* text.\n")
+    (tmp_path / "docs" / "includes" / "nested.md").write_text('Before.\n\n--8<-- "includes/shared.md"\n')
+    return tmp_path
+
+
+def test_snippet_includes_expand_and_cite_the_directive_line(site: Path) -> None:
+    doc = parse(site / "docs" / "page.md", (
+        "# Page\n\n"
+        '--8<-- "docs_src/app.py:5:7"\n\n'
+        '--8<-- "docs_src/app.py:route"\n\n'
+        '    --8<-- "includes/shared.md"\n\n'
+        "--8<--\nincludes/shared.md\n;includes/ignored.md\n--8<--\n\n"
+        '--8<-- "includes/nested.md"\n\n'
+        ';--8<-- "escaped.md"\n'
+    ), root=site)
+    route = "```python\n@app.get('/')\ndef root():\n    return {'ok': True}\n```"
+    assert blocks(doc)[1:] == [
+        ("code", route, ("Page",), 3, 3),
+        ("code", route, ("Page",), 5, 5),
+        ("code", "    Shared *note* text.", ("Page",), 7, 7),  # indented include: CommonMark code
+        ("paragraph", "Shared *note* text.", ("Page",), 10, 10),
+        ("paragraph", "Before.", ("Page",), 14, 14),
+        ("paragraph", "Shared *note* text.", ("Page",), 14, 14),
+        ("paragraph", '--8<-- "escaped.md"', ("Page",), 16, 16),
+    ]
+    assert doc.metadata["includes"] == ["docs_src/app.py", "docs/includes/shared.md", "docs/includes/nested.md"]
+    assert "include_errors" not in doc.metadata
+
+
+def test_curly_and_bang_includes_with_line_options(site: Path) -> None:
+    doc = parse(site / "docs" / "tutorial" / "first.md", (
+        "# First\n\n"
+        "{* ../../docs_src/app.py ln[1:3] hl[3] *}\n\n"
+        "```python\n{! ../../docs_src/app.py ln[3] !}\n```\n\n"
+        "{!includes/shared.md!}\n\n"
+        "{!../docs_src/app.py!lines=1 3-3}\n"
+    ), root=site)
+    assert blocks(doc)[1:] == [
+        ("code", "```python\nfrom fastapi import FastAPI\n\napp = FastAPI()\n```", ("First",), 3, 3),
+        ("code", "```python\napp = FastAPI()\n```", ("First",), 5, 7),
+        ("paragraph", "Shared *note* text.", ("First",), 9, 9),
+        ("code", "```python\nfrom fastapi import FastAPI\napp = FastAPI()\n```", ("First",), 11, 11),
+    ]
+
+
+def test_includes_never_leave_the_indexed_root(site: Path, tmp_path_factory) -> None:
+    outside = tmp_path_factory.mktemp("outside") / "secret.md"
+    outside.write_text("TOP SECRET\n")
+    os.symlink(outside, site / "docs" / "link.md")
+    relative = os.path.relpath(outside, site / "docs")
+    doc = parse(site / "docs" / "page.md", (
+        f'--8<-- "{outside}"\n\n--8<-- "{relative}"\n\n--8<-- "link.md"\n\n'
+        '--8<-- "https://example.com/x.md"\n\n--8<-- "missing.md"\n\n--8<-- "page.md"\n\n'
+        '--8<-- "docs_src/app.py:nosuch"\n\nKept.\n'
+    ), root=site)
+    assert blocks(doc) == [("paragraph", "Kept.", (), 15, 15)]
+    assert doc.metadata["include_errors"] == [
+        f"'{outside}' (line 1): absolute paths are not read",
+        f"'{relative}' (line 3): outside the indexed root",
+        "'link.md' (line 5): outside the indexed root",
+        "'https://example.com/x.md' (line 7): URLs are not fetched",
+        "'missing.md' (line 9): not found inside the indexed root",
+        "'page.md' (line 11): a page cannot include itself",
+        "'docs_src/app.py:nosuch' (line 13): no section named 'nosuch'",
+    ]
+
+
+def test_includes_without_a_root_are_left_out_and_reported(tmp_path: Path) -> None:
+    doc = parse(tmp_path / "p.md", '# P\n\n--8<-- "x.md"\n')
+    assert blocks(doc) == [("heading", "# P", ("P",), 1, 1)]
+    assert doc.metadata["include_errors"] == ["'x.md' (line 3): no indexed root to read includes from"]
+
+
+def test_include_cycles_stop(site: Path) -> None:
+    (site / "a.md").write_text('A.\n\n--8<-- "b.md"\n')
+    (site / "b.md").write_text('B.\n\n--8<-- "a.md"\n')
+    doc = parse(site / "page.md", '--8<-- "a.md"\n', root=site)
+    texts = [b.text for b in doc.blocks]
+    assert texts[:4] == ["A.", "B.", "A.", "B."] and len(texts) == 5
+    assert doc.metadata["include_errors"] == ["'b.md' (line 1): includes nested more than 5 deep"]
+
+
+# --- Site markup -------------------------------------------------------------------------
+
+
+def test_admonitions_tabs_and_callouts_read_as_text(tmp_path: Path) -> None:
+    doc = parse(tmp_path / "guide.md", (
+        "# Guide\n\n"
+        '!!! note "Read this"\n    The body is indented.\n\n    ```python\n    print("code")\n    ```\n\n'
+        "??? tip\n    Collapsed tip.\n\n"
+        '!!! warning ""\n    Untitled.\n\n'
+        '=== "Python 3.10+"\n\n    Tab body.\n\n'
+        ":::warning[Careful]\nDocusaurus warning.\n:::\n\n"
+        "::: tip Vite tip\nBody.\n:::\n\n"
+        "> [!NOTE]\n> GitHub alert.\n\n"
+        "    indented code stays code\n"
+    ))
+    assert blocks(doc)[1:] == [
+        ("paragraph", "Read this:\nThe body is indented.", ("Guide",), 3, 4),
+        ("code", '```python\nprint("code")\n```', ("Guide",), 6, 8),
+        ("paragraph", "Tip:\nCollapsed tip.", ("Guide",), 10, 11),
+        ("paragraph", "Untitled.", ("Guide",), 14, 14),
+        ("paragraph", "Python 3.10+:", ("Guide",), 16, 16),
+        ("paragraph", "Tab body.", ("Guide",), 18, 18),
+        ("paragraph", "Warning: Careful\nDocusaurus warning.", ("Guide",), 20, 21),
+        ("paragraph", "Tip: Vite tip\nBody.", ("Guide",), 24, 25),
+        ("quote", "> Note:\n> GitHub alert.", ("Guide",), 28, 29),
+        ("code", "    indented code stays code", ("Guide",), 31, 31),
+    ]
+
+
+def test_mdx_statements_and_hugo_shortcodes(tmp_path: Path) -> None:
+    doc = parse(tmp_path / "page.mdx", (
+        "import Tabs from '@theme/Tabs';\n"
+        "import {\n  A,\n  B,\n} from './x';\n"
+        "export const meta = {\n  a: 1,\n};\n\n"
+        "# Page\n\n"
+        "{{< highlight go >}}\nfmt.Println(\"hi\")\n{{< /highlight >}}\n\n"
+        "{{% notice tip %}}Hugo inner text{{% /notice %}}\n\n"
+        "See [the guide]({{< ref \"guide.md\" >}}).\n\n"
+        "Write `{{</* figure */>}}` to add a figure.\n\n"
+        "```js\nimport x from 'y';\n{{< kept-in-code >}}\n```\n"
+    ))
+    assert blocks(doc) == [
+        ("heading", "# Page", ("Page",), 10, 10),
+        ("code", '```go\nfmt.Println("hi")\n```', ("Page",), 12, 14),
+        ("paragraph", "Hugo inner text", ("Page",), 16, 16),
+        ("paragraph", "See [the guide]().", ("Page",), 18, 18),
+        ("paragraph", "Write `{{< figure >}}` to add a figure.", ("Page",), 20, 20),
+        ("code", "```js\nimport x from 'y';\n{{< kept-in-code >}}\n```", ("Page",), 22, 25),
+    ]
+
+
+def test_prose_that_looks_like_markup_is_kept(tmp_path: Path) -> None:
+    doc = parse(tmp_path / "p.md", "import the module first, then run it.\n\nUse {braces} freely.\n")
+    assert [b.text for b in doc.blocks] == ["import the module first, then run it.", "Use {braces} freely."]
+
+
+def test_include_is_indented_into_an_admonition(site: Path) -> None:
+    doc = parse(site / "docs" / "p.md", '!!! tip "Shared"\n\n    --8<-- "includes/shared.md"\n', root=site)
+    assert blocks(doc) == [("paragraph", "Shared:", (), 1, 1),
+                           ("paragraph", "Shared *note* text.", (), 3, 3)]
+
+
+def test_the_indexer_expands_includes_from_its_root(tmp_path: Path, shelf, write) -> None:
+    """Through the service: the included example is searchable and cited at the including page."""
+    docs = tmp_path / "site"
+    write(docs, "docs_src/cors.py", "app.add_middleware(CORSMiddleware, allow_origins=['https://acme.test'])\n")
+    write(docs, "docs/cors.md", "# CORS { #cors }\n\n## Use CORSMiddleware { #use-cors }\n\n"
+                                "{* ../docs_src/cors.py *}\n")
+    shelf.index([docs])
+    page = shelf.get_document("docs/cors.md")
+    assert "allow_origins=['https://acme.test']" in page.text
+    assert (page.start_line, page.end_line) == (5, 5)
+    hits = shelf.search("allow_origins acme.test", mode="keyword", k=5).hits
+    assert [(h.path, h.heading_path, h.start_line) for h in hits] == [
+        ("docs/cors.md", ("CORS", "Use CORSMiddleware"), 5), ("docs_src/cors.py", (), 1)]
+    assert shelf.find_document("docs/cors.md").tags == ()
+
+
+def test_a_parser_without_a_context_parameter_still_works_with_one(tmp_path: Path) -> None:
+    from docshelf.models import ParsedDocument
+    from docshelf.pipeline.parsers import ParserRegistry
+
+    class OldStyle:
+        name = "old"
+        suffixes = (".old",)
+
+        def parse(self, path: Path, data: bytes) -> ParsedDocument:
+            return ParsedDocument(path.stem, (), "old")
+
+    registry = ParserRegistry([OldStyle()])
+    assert registry.parse(tmp_path / "a.old", b"", ParseContext(tmp_path)).title == "a"
+
+
+def test_myst_directives_and_mkdocstrings(tmp_path: Path) -> None:
+    doc = parse(tmp_path / "myst.md", (
+        "# API\n\n"
+        "```{note}\n:class: dropdown\nTokens expire.\n```\n\n"
+        "````{admonition} Rotate often\nSee below.\n\n```python\nrotate()\n```\n````\n\n"
+        "```{code-block} python\n:linenos:\n\nprint('hi')\n```\n\n"
+        "```{toctree}\n:maxdepth: 2\n\nintro\n```\n\n"
+        ":::{tip}\nColon fence.\n:::\n\n"
+        "::: acme.client.Client\n    options:\n      show_source: false\n\n"
+        "After.\n"
+    ))
+    assert blocks(doc)[1:] == [
+        ("paragraph", "Note:", ("API",), 3, 3),
+        ("paragraph", "Tokens expire.", ("API",), 5, 5),
+        ("paragraph", "Rotate often:\nSee below.", ("API",), 8, 9),
+        ("code", "```python\nrotate()\n```", ("API",), 11, 13),
+        ("code", "```python\n\n\nprint('hi')\n```", ("API",), 16, 20),  # the option line is blanked
+        ("paragraph", "Tip:\nColon fence.", ("API",), 28, 29),
+        ("paragraph", "After.", ("API",), 36, 36),
+    ]

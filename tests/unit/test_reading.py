@@ -1,0 +1,122 @@
+"""Reading documents back through the service: ranges, sections, notes, paging and the response budget."""
+
+from __future__ import annotations
+
+import pytest
+
+from docshelf.documents import heading_key, resolve_note
+from docshelf.errors import NotFound
+from docshelf.models import DocumentRecord, Hit
+from docshelf.requests import DocumentListRequest, DocumentRequest, SearchRequest
+from docshelf.search.budget import fit_hits, hit_overhead
+
+
+def _hit(rank: int, text: str) -> Hit:
+    return Hit(chunk_id=f"c{rank}", path=f"d{rank}.md", root="/r", title="T", heading_path=(), collection="default",
+               doc_type="doc", text=text, score=0.5, mode="keyword")
+
+
+def test_fit_hits_leaves_small_responses_alone():
+    hits = [_hit(1, "short"), _hit(2, "also short")]
+    assert fit_hits(hits, 20_000) == (hits, False)
+
+
+def test_fit_hits_shortens_the_longest_texts_first():
+    hits = [_hit(1, "a" * 100), _hit(2, "b" * 9000), _hit(3, "c" * 9000)]
+    out, cut = fit_hits(hits, 6000)
+    assert cut is True
+    assert out[0] == hits[0]
+    assert out[1].text_truncated and out[2].text_truncated and out[1].text.endswith(" …")
+    assert len(out[1].text) == len(out[2].text)
+    assert sum(len(h.text) + hit_overhead(h) for h in out) <= 6000
+
+
+def _rec(path: str, title: str = "", aliases: tuple[str, ...] = ()) -> DocumentRecord:
+    return DocumentRecord(root="/r", path=path, sha256="", size=0, mtime_ns=0, status="indexed",
+                          collection="default", doc_type="doc", title=title, aliases=aliases)
+
+
+def test_resolve_note_by_path_name_link_and_title():
+    records = [_rec("Projects/Alpha.md", "Alpha plan"), _rec("Daily/2024-01-01.md"), _rec("Beta.md", "Beta")]
+    assert resolve_note(records, "Projects/Alpha.md").path == "Projects/Alpha.md"
+    assert resolve_note(records, "Projects/Alpha").path == "Projects/Alpha.md"
+    assert resolve_note(records, "[[alpha|the plan]]").path == "Projects/Alpha.md"
+    assert resolve_note(records, "Alpha plan").path == "Projects/Alpha.md"
+    with pytest.raises(NotFound, match="no note named 'Gamma'"):
+        resolve_note(records, "Gamma")
+    with pytest.raises(NotFound, match="matches several notes"):
+        resolve_note(records + [_rec("Other/Gamma.md"), _rec("Sub/gamma.md")], "[[Gamma]]")
+    # An exact path wins over a same-named note deeper down.
+    assert resolve_note(records + [_rec("Other/Beta.md")], "beta").path == "Beta.md"
+
+
+def test_resolve_note_by_frontmatter_alias():
+    records = [_rec("Resources/Ingest token.md", "Ingest token", aliases=("API key", "ait")), _rec("Beta.md", "Beta")]
+    assert resolve_note(records, "[[API key]]").path == "Resources/Ingest token.md"
+    assert resolve_note(records, "AIT").path == "Resources/Ingest token.md"
+    with pytest.raises(NotFound):
+        resolve_note(records, "API")
+
+
+def test_heading_key_ignores_how_a_heading_is_written():
+    assert {heading_key(h) for h in ("The `tokens` command", "## the tokens command", "2. The **tokens** command",
+                                     "3.1 The tokens   command:")} == {"the tokens command"}
+
+
+def test_service_reads_by_doc_id_section_path_and_note(shelf, tmp_path, write):
+    write(tmp_path / "docs", "guide.md", "---\naliases: [handbook]\ntags: [ops]\n---\n# Guide\n\nintro\n\n"
+                                         "## Setup\n\n### Tokens\n\nrotate\n\n## Tokens\n\nlimits")
+    shelf.index([tmp_path / "docs"])
+    record = shelf.find_document("guide.md")
+    by_id = shelf.get_document(DocumentRequest(doc_id=record.doc_id))
+    assert by_id.text == shelf.get_document("guide.md").text and by_id.doc_id == record.doc_id
+    # A heading path picks one of two same-named sections; the bare name picks both.
+    assert shelf.get_document("guide.md", section="Setup > Tokens").text == "### Tokens\n\nrotate"
+    assert shelf.get_document("guide.md", section="tokens").text == "### Tokens\n\nrotate\n\n## Tokens\n\nlimits"
+    with pytest.raises(NotFound, match="^no document with doc_id 'nope'"):
+        shelf.get_document(DocumentRequest(doc_id="nope"))
+    note = shelf.get_note("[[handbook]]", max_chars=100)
+    assert (note.record.path, note.aliases, note.metadata["tags"], note.truncated) == (
+        "guide.md", ("handbook",), ["ops"], False)
+
+
+def test_service_search_applies_the_response_budget(shelf, tmp_path, write):
+    for i in range(6):
+        words = " ".join(f"w{i}x{j}" for j in range(200))  # distinct texts: near-duplicates would be merged
+        write(tmp_path / "docs", f"d{i}.md", f"# D{i}\n\nzeppelin hangar maintenance. {words}")
+    shelf.index([tmp_path / "docs"])
+    whole = shelf.search(SearchRequest(query="zeppelin", mode="keyword", k=6))
+    fitted = shelf.search(SearchRequest(query="zeppelin", mode="keyword", k=6, max_chars=5000))
+    assert [h.chunk_id for h in fitted.hits] == [h.chunk_id for h in whole.hits]
+    assert len(fitted.hits) == 6
+    assert all(h.text_truncated for h in fitted.hits) and not any(h.text_truncated for h in whole.hits)
+    assert sum(len(h.text) + hit_overhead(h) for h in fitted.hits) <= 5000
+    assert "shortened to keep this response under 5000 characters" in fitted.note and whole.note == ""
+
+
+def test_list_documents_pages_on_root_and_path(shelf, tmp_path, write):
+    for root in ("one", "two"):
+        write(tmp_path / root, "same.md", f"# {root}\n\ntext")
+        shelf.index([tmp_path / root])
+    first = shelf.list_documents(DocumentListRequest(limit=1))
+    second = shelf.list_documents(DocumentListRequest(limit=1, cursor=first.next_cursor))
+    assert [(d.path, d.root) for d in first.documents + second.documents] == [
+        ("same.md", str((tmp_path / "one").resolve())), ("same.md", str((tmp_path / "two").resolve()))]
+    assert (first.total, second.total, second.next_cursor) == (2, 2, None)
+
+
+def test_document_dates_are_days_at_index_time_and_filters_compare_days(shelf, tmp_path, write):
+    docs = tmp_path / "docs"
+    write(docs, "late.md", "---\ndate: 2024-01-05T23:30:00+01:00\n---\n# Late\n\nzeppelin landed late at night")
+    write(docs, "plain.md", "---\ndate: 2024-01-06\n---\n# Plain\n\nplain zeppelin report of the day")
+    write(docs, "vague.md", "---\ndate: yesterday\n---\n# Vague\n\nsome zeppelin sighting, date unknown")
+    shelf.index([docs])
+    assert {p: shelf.find_document(p).date for p in ("late.md", "plain.md", "vague.md")} == {
+        "late.md": "2024-01-05", "plain.md": "2024-01-06", "vague.md": None}
+
+    def found(**dates: str) -> list[str]:
+        return sorted(h.path for h in shelf.search(SearchRequest(query="zeppelin", mode="keyword", **dates)).hits)
+
+    assert found(date_from="2024-01-05T12:00:00Z") == ["late.md", "plain.md"]
+    assert found(date_to="2024-01-05T00:00:00-05:00") == ["late.md"]
+    assert found() == ["late.md", "plain.md", "vague.md"]
