@@ -146,11 +146,17 @@ class ScoreLookup(Protocol):
     def text_scores(self, query: str, ids: Sequence[str]) -> dict[str, float]: ...
 
 
+MAX_FUZZY_TERMS = 32
+"""Each fuzzy term expands to up to 20 indexed terms per variant; past this many, the first win."""
+
+
 def fuzzy_text(query: str) -> str:
-    """The query's words, their identifier parts, and adjacent pairs joined (``pic sure`` → ``picsure``)."""
+    """The query's words, their identifier parts, and adjacent pairs joined (``pic sure`` → ``picsure``),
+    at most ``MAX_FUZZY_TERMS`` of them (the query's own words first)."""
     words = [w.lower() for w in _WORD.findall(query)]
     joined = [a + b for a, b in zip(words, words[1:], strict=False)]
-    return " ".join(dict.fromkeys(query_text(query).lower().split() + joined))
+    terms = list(dict.fromkeys(query_text(query).lower().split() + joined))
+    return " ".join(terms[:MAX_FUZZY_TERMS])
 
 
 def group_to_hit(group: Group, mode: SearchMode, query: str = "") -> Hit:
@@ -181,4 +187,4 @@ def to_hit(chunk: Chunk, score: float, mode: SearchMode, query: str = "") -> Hit
     )
 
 
-__all__ = ["MODES", "SearchOptions", "Searcher", "fuzzy_text", "group_to_hit", "to_hit"]
+__all__ = ["MAX_FUZZY_TERMS", "MODES", "SearchOptions", "Searcher", "fuzzy_text", "group_to_hit", "to_hit"]
