@@ -51,3 +51,31 @@ def searchable_text(text: str) -> str:
 def query_text(query: str) -> str:
     """The same expansion for a query, so both sides hold the same terms."""
     return searchable_text(query)
+
+
+_CODE_CANDIDATE = re.compile(r"`([^`]+)`|([A-Za-z0-9_][\w.:/-]*\w(?:\(\))?)")
+_CAMEL_INSIDE = re.compile(r"[a-z][A-Z]|[A-Z]{2,}[a-z]")
+
+
+def code_tokens(query: str) -> list[str]:
+    """Code-like tokens of a query, lowercased: names with ``_``, ``.`` or ``::`` inside
+    (``response_model_exclude_unset``, ``app.teardown_appcontext``), camel case
+    (``CommaSeparatedStrings``, ``HTTPException``), letters mixed with digits (``p53``),
+    numbers of three or more digits (``413``), anything in backticks, and a one-word query.
+    Other plain words, capitalised or not, are not code."""
+    found: list[str] = []
+    single = len(query.split()) == 1  # a one-word query is a name lookup (``Depends``)
+    for m in _CODE_CANDIDATE.finditer(query):
+        token = (m.group(1) or m.group(2) or "").strip().removesuffix("()").strip(".:/-")
+        if not token:
+            continue
+        code = single or bool(m.group(1)) or any(c in token for c in "_.") or "::" in token or bool(_CAMEL_INSIDE.search(token))
+        code = code or (any(c.isdigit() for c in token) and (any(c.isalpha() for c in token) or len(token) >= 3))
+        if code and token.lower() not in found:
+            found.append(token.lower())
+    return found
+
+
+def contains_token(text: str, token: str) -> bool:
+    """Whether ``token`` (lowercased) occurs in ``text`` as a whole token, case-insensitively."""
+    return re.search(r"(?<![\w])" + re.escape(token) + r"(?![\w])", text.lower()) is not None

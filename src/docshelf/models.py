@@ -125,7 +125,9 @@ class DocumentRecord:
 
 @dataclass(frozen=True)
 class Hit:
-    """One search result: the chunk, where to cite it, and a score in [0, 1] (higher is better)."""
+    """One search result: the chunk, where to cite it, and a score in [0, 1]: an absolute estimate
+    that this passage answers the query, comparable across queries and modes (see
+    ``search/calibrate.py``); scores never increase down a result list."""
 
     chunk_id: str
     path: str
@@ -172,7 +174,13 @@ class SearchFilters:
 
 @dataclass
 class IndexReport:
-    """What an index run did. ``failed`` maps path → reason; ``skipped`` path → reason."""
+    """What an index run did. ``failed`` maps path → reason; ``skipped`` path → reason.
+
+    After ``Docshelf.index``, ``failed`` lists every file of the indexed roots that is failed
+    now (this run's failures and earlier ones whose file did not change), as ``status`` does.
+    ``warnings`` are sentences for the user: a known root that vanished, a folder with
+    nothing to index, roots re-indexed because the index was rebuilt.
+    """
 
     added: list[str] = field(default_factory=list)
     updated: list[str] = field(default_factory=list)
@@ -184,14 +192,18 @@ class IndexReport:
     chunks_embedded: int = 0
     seconds: float = 0.0
     dry_run: bool = False
+    warnings: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
 class SearchResult:
-    """Hits for one query, the mode that ran, and a note when the answer is partial."""
+    """Hits for one query, the mode that ran, a note when the answer is partial, and how sure the
+    search is that the documents answer the query at all: ``confidence`` is ``high``,
+    ``medium``, ``low`` or ``none`` (nothing relevant found), read from the top hit's score."""
 
     query: str
     mode: SearchMode
     hits: tuple[Hit, ...]
     note: str = ""
     took_ms: float = 0.0
+    confidence: Literal["high", "medium", "low", "none"] = "none"

@@ -118,7 +118,9 @@ class SearchRequest(_Request):
     tags_all: tuple[str, ...] = Field((), description="Only documents carrying all of these tags.")
     fields: tuple[tuple[str, str], ...] = Field((), description=(
         "Frontmatter fields that must match exactly (case-insensitive), as KEY=VALUE."))
-    min_score: float = Field(0.0, ge=0.0, le=1.0, description="Drop hits scoring below this (0-1).")
+    min_score: float = Field(0.0, ge=0.0, le=1.0, description=(
+        "Drop hits scoring below this (0-1). Scores estimate relevance on one scale for every query: "
+        "under 0.3 a hit probably does not answer, 0.7 and above it probably does."))
     max_per_doc: Optional[int] = Field(None, ge=0, description="Hits per document at most (0 = no limit).")
     max_chars: Optional[int] = Field(None, ge=MIN_TEXT_CHARS, le=MAX_TEXT_CHARS, description=(
         "Response budget: hit texts are shortened (longest first) so the hits fit in about this many characters."))

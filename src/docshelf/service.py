@@ -19,7 +19,7 @@ from filelock import FileLock, Timeout
 
 from .config import Settings
 from .documents import reassemble, resolve_note, select
-from .errors import ConfigError, EmbedderMismatch, IndexLocked, IndexNotFound, NotFound
+from .errors import ConfigError, EmbedderMismatch, IndexLocked, IndexNotFound, NotFound, StoreError
 from .models import Chunk, DocumentRecord, IndexReport, SearchResult, doc_id
 from .protocols import Embedder, Store
 from .requests import DocumentListRequest, DocumentRequest, SearchRequest, encode_cursor
@@ -53,6 +53,17 @@ class IndexStatus:
     last_indexed_at: float | None
     extra: dict[str, Any] = field(default_factory=dict)
     skipped: dict[str, str] = field(default_factory=dict)  # files not indexed on purpose → why
+
+
+@dataclass(frozen=True)
+class RootInfo:
+    """A known root: ``configured`` ones come from the config file and are removed there."""
+
+    path: str
+    exists: bool
+    documents: int
+    failed: int
+    configured: bool
 
 
 @dataclass(frozen=True)
@@ -230,32 +241,57 @@ class Docshelf:
         progress: Any = None,
         lock_timeout: float = 10,
     ) -> IndexReport:
-        """Bring the index up to date with ``paths`` (default: every known root)."""
+        """Bring the index up to date with ``paths`` (default: every known root).
+
+        A known root that no longer exists is skipped with a warning (``remove_root``
+        forgets it); a PATH given here that does not exist is an error. ``force`` re-embeds
+        ``paths``; when that means rebuilding the index (no paths, or another model or
+        schema), every known root is re-indexed and stays known. A new root with nothing to
+        index is not remembered, and a warning says why.
+        """
         from .pipeline.indexer import Indexer
 
-        roots = [Path(p).expanduser().resolve() for p in paths] if paths else self.roots
-        if not roots:
+        warnings: list[str] = []
+        known = self.roots
+        if paths:
+            roots = [Path(p).expanduser().resolve() for p in paths]
+            for root in roots:
+                if not root.exists():
+                    raise ConfigError(f"{root} does not exist")
+        elif not known:
             raise ConfigError("no folders to index: pass a PATH (`docshelf index ~/docs`) or set `roots` in the config")
-        for root in roots:
-            if not root.exists():
-                raise ConfigError(f"{root} does not exist")
-        if dry_run:
-            return Indexer(self.settings, self.store, self.embedder, self.registry, self.chunker).run(
-                roots, force=force, dry_run=True, progress=progress
-            )
+        else:
+            roots = _existing(known, warnings)
+        rebuild = force and not dry_run and (not paths or not self._identity_matches())
+        if rebuild and paths:
+            others = [r for r in _existing(known, warnings) if r not in roots]
+            if others:
+                warnings.append(f"the index is rebuilt for {self.embedder.model_id}, so the other known roots are "
+                                f"re-indexed too: {', '.join(map(str, others))}")
+            roots += others
+        indexer = Indexer(self.settings, self.store, self.embedder, self.registry, self.chunker)
+        if dry_run or not roots:
+            report = indexer.run(roots, force=force, dry_run=True, progress=progress) if roots else IndexReport()
+            report.warnings = warnings + report.warnings
+            return report
         with self.writer(timeout=lock_timeout):
-            if force:
+            previous = self._manifest_or_none() or {}
+            if rebuild:
                 self.store.reset()
-            manifest = self.store.read_manifest() or {**self._identity(), "created_at": time.time(), "roots": []}
-            manifest.update(self._identity())
+            elif force:  # re-embed these roots from scratch; the other roots stay as they are
+                keys = [str(r if r.is_dir() else r.parent) for r in roots]
+                self.store.delete_documents(
+                    [(r.root, r.path) for r in self.store.records() if any(_from_root(r, k) for k in keys)])
+            manifest = {**previous, **self._identity(), "roots": list(previous.get("roots", []))}
+            manifest.setdefault("created_at", time.time())
+            new_keys = []
             for root in roots:
                 key = str(root if root.is_dir() else root.parent)
                 if key not in manifest["roots"]:
                     manifest["roots"].append(key)
+                    new_keys.append(key)
             self.store.write_manifest(manifest)
-            report = Indexer(self.settings, self.store, self.embedder, self.registry, self.chunker).run(
-                roots, force=force, progress=progress
-            )
+            report = indexer.run(roots, force=force, progress=progress)
             if report.added or report.updated or report.removed or force:
                 self.store.optimize()
             skipped = manifest.setdefault("skipped", {})
@@ -265,9 +301,65 @@ class Docshelf:
                     skipped[key] = report.skipped_by_root.get(key, {})
                 else:
                     skipped.setdefault(key, {}).update(report.skipped_by_root.get(key, {}))
+            records = self.store.records()
+            for key in new_keys:
+                if not any(_from_root(r, key) for r in records):
+                    manifest["roots"].remove(key)
+                    skipped.pop(key, None)
+                    warnings.append(_nothing_indexed(Path(key)))
             manifest["last_indexed_at"] = time.time()
             self.store.write_manifest(manifest)
+        keys = [str(r if r.is_dir() else r.parent) for r in roots]
+        failed_now = {r.path: r.error for r in records if r.status == "failed" and any(_from_root(r, k) for k in keys)}
+        report.failed = {**failed_now, **report.failed}
+        report.warnings = warnings + report.warnings
         return report
+
+    def _manifest_or_none(self) -> dict[str, Any] | None:
+        try:
+            return self.store.read_manifest()
+        except StoreError:  # corrupt: a rebuild replaces it
+            return None
+
+    def _identity_matches(self) -> bool:
+        """Whether the index on disk was built with this embedder, chunker and schema."""
+        manifest, want = self._manifest_or_none(), self._identity()
+        return manifest is not None and all(manifest.get(part) == want[part] for part in want)
+
+    # -- roots ------------------------------------------------------------------------------
+    def root_infos(self) -> list[RootInfo]:
+        """Every known root: whether it exists, how many documents it holds, where it is set."""
+        records = self.store.records()
+        configured = {Path(r).expanduser().resolve() for r in self.settings.roots}
+        infos = []
+        for root in self.roots:
+            mine = [r for r in records if _from_root(r, str(root))]
+            infos.append(RootInfo(
+                path=str(root), exists=root.exists(), documents=sum(r.status == "indexed" for r in mine),
+                failed=sum(r.status == "failed" for r in mine), configured=root in configured,
+            ))
+        return infos
+
+    def remove_root(self, path: str | Path, *, lock_timeout: float = 10) -> RootInfo:
+        """Forget a root and delete every document indexed from it; returns what it held."""
+        wanted = Path(path).expanduser().resolve()
+        infos = self.root_infos()
+        info = next((i for i in infos if Path(i.path) == wanted), None)
+        if info is None:
+            listed = ", ".join(i.path for i in infos) or "none"
+            raise NotFound(f"{wanted} is not a known root (known: {listed}); `docshelf roots` lists them")
+        if info.configured:
+            raise ConfigError(f"{wanted} is set in the config file (`roots`); remove it there")
+        with self.writer(timeout=lock_timeout):
+            manifest = self.store.read_manifest() or {}
+            manifest["roots"] = [r for r in manifest.get("roots", []) if r != info.path]
+            manifest.get("skipped", {}).pop(info.path, None)
+            gone = [(r.root, r.path) for r in self.store.records() if _from_root(r, info.path)]
+            self.store.delete_documents(gone)
+            self.store.write_manifest(manifest)
+            if gone:
+                self.store.optimize()
+        return info
 
     def reindex_paths(self, root: Path, rel_paths: Sequence[str]) -> IndexReport:
         """Re-index a few files of one root (the watcher's entry point); call as the writer."""
@@ -506,6 +598,29 @@ class Docshelf:
             last_indexed_at=manifest.get("last_indexed_at"),
             skipped={rel: why for by_rel in (manifest.get("skipped") or {}).values() for rel, why in by_rel.items()},
         )
+
+
+def _existing(roots: Sequence[Path], warnings: list[str]) -> list[Path]:
+    """The roots that exist; a warning for each one that does not (it is skipped, not forgotten)."""
+    for root in roots:
+        if not root.exists():
+            warnings.append(f"{root} no longer exists; skipped (`docshelf roots remove {root}` forgets it "
+                            "and its documents)")
+    return [r for r in roots if r.exists()]
+
+
+def _from_root(record: DocumentRecord, root: str) -> bool:
+    """Whether a document was indexed from ``root`` (a folder, or a single file)."""
+    return record.root == root or str(Path(record.root) / record.path) == root
+
+
+def _nothing_indexed(root: Path) -> str:
+    """Why a new root gave nothing to index (it is then not remembered)."""
+    if root.is_dir() and not any(root.iterdir()):
+        why = "it is empty"
+    else:
+        why = "no file in it is in a supported format or passes the ignore rules (`--dry-run` lists why each was skipped)"
+    return f"nothing to index in {root}: {why}; it was not added to the known roots"
 
 
 def _reranker(settings: Settings):

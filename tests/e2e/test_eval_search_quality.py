@@ -69,3 +69,22 @@ def test_hybrid_is_never_worse_than_the_better_single_mode_here(real_shelf):
         return sum(bool(r.hits) and r.hits[0].path == p for q, p in QUESTIONS for r in [real_shelf.search(q, k=1, mode=mode)])
 
     assert top1("hybrid") >= max(top1("keyword"), top1("semantic"))
+
+
+OFF_TOPIC = ["recipe for banana bread", "xyzzy plugh", "who painted the Mona Lisa", "best hiking trails in Patagonia"]
+
+
+@pytest.mark.parametrize("mode", ["hybrid", "semantic", "keyword", "fuzzy"])
+def test_scores_say_when_the_documents_do_not_answer(real_shelf, mode):
+    """The top score is an absolute estimate: every off-topic query scores below every real
+    question here, in every mode, and the default mode's confidence says 'none' for them."""
+    answered = [real_shelf.search(q, k=1, mode=mode) for q, _ in QUESTIONS]
+    unanswered = [real_shelf.search(q, k=1, mode=mode) for q in OFF_TOPIC]
+    top = lambda r: r.hits[0].score if r.hits else 0.0  # noqa: E731
+    if mode in ("hybrid", "semantic"):  # keyword/fuzzy cannot judge paraphrases that share no word
+        assert min(map(top, answered)) > max(map(top, unanswered)), (
+            [(q, top(r)) for (q, _), r in zip(QUESTIONS, answered)], [top(r) for r in unanswered])
+        assert all(r.confidence in ("high", "medium") for r in answered), [r.confidence for r in answered]
+    assert all(r.confidence == "none" for r in unanswered), [(r.query, top(r)) for r in unanswered]
+    # min_score drops what the scores call irrelevant
+    assert all(real_shelf.search(q, k=5, mode=mode, min_score=0.3).hits == () for q in OFF_TOPIC)

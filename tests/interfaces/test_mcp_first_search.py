@@ -35,7 +35,24 @@ def test_a_search_right_after_spawning_on_a_new_folder_finds_its_documents(tmp_p
         async with connect(server_params(tmp_path / "index", str(docs)), tmp_path / "stderr.txt") as s:
             res = await call(s, "search_docs", query="how do I install widgetron")
             assert res["hits"] and res["hits"][0]["path"] == "install.md", res
-            assert "model" not in res["note"], res["note"]
+            assert (res["mode"], res["note"]) == ("hybrid", "")
+
+    anyio.run(main)
+
+
+@pytest.mark.e2e
+def test_a_search_right_after_spawning_on_an_indexed_folder_waits_for_the_model(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    write(docs, "install.md", "# Installing Widgetron\n\nRun pip install widgetron to get the toolkit.\n")
+    write(docs, "faq.md", "# FAQ\n\nThe quasar module needs Python 3.11.\n")
+    from docshelf.service import Docshelf
+
+    Docshelf(Settings(index_dir=tmp_path / "index")).index([docs])
+
+    async def main() -> None:
+        async with connect(server_params(tmp_path / "index", str(docs)), tmp_path / "stderr.txt") as s:
+            res = await call(s, "search_docs", query="setting up the toolkit")
+            assert (res["mode"], res["note"], res["hits"][0]["path"]) == ("hybrid", "", "install.md")
 
     anyio.run(main)
 

@@ -82,7 +82,28 @@ def test_every_cli_command_has_help_and_is_in_the_readme():
         name = command.name or command.callback.__name__
         assert command.callback.__doc__, f"`docshelf {name}` has no help text"
         assert f"docshelf {name}" in readme, f"`docshelf {name}` is not in the README"
+    for group in app.registered_groups:  # e.g. `docshelf roots` and `docshelf roots remove`
+        assert group.typer_instance.registered_callback.callback.__doc__, f"`docshelf {group.name}` has no help text"
+        assert f"docshelf {group.name}" in readme, f"`docshelf {group.name}` is not in the README"
+        for command in group.typer_instance.registered_commands:
+            name = f"{group.name} {command.name or command.callback.__name__}"
+            assert command.callback.__doc__, f"`docshelf {name}` has no help text"
+            assert f"docshelf {name}" in readme, f"`docshelf {name}` is not in the README"
 
 
 def test_all_lists_exactly_the_lazy_exports():
     assert sorted(docshelf.__all__) == sorted(docshelf._EXPORTS)
+
+
+def test_cli_modules_share_cli_app_and_import_nothing_private():
+    """`cli_serve` used to import `_settings` and friends from `cli`, and `cli` imported it back."""
+    offenders = []
+    for path in sorted((SRC / "interfaces").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.level and node.module is not None:
+                private = [a.name for a in node.names if a.name.startswith("_")]
+                back_to_cli = node.level == 1 and node.module == "cli" and path.stem != "cli"
+                if private or back_to_cli:
+                    offenders.append(f"{path.name}: from {'.' * node.level}{node.module} import "
+                                     f"{', '.join(a.name for a in node.names)}")
+    assert offenders == []

@@ -80,7 +80,8 @@ def test_truncated_pdf_raises_parse_error_naming_truncation(tmp_path: Path) -> N
     data = make_pdf(THREE_PAGES)
     with pytest.raises(ParseError) as info:
         REGISTRY.parse(tmp_path / "cut.pdf", data[: len(data) // 2])
-    assert info.value.reason.startswith("not a valid PDF (truncated: no %%EOF marker")
+    assert info.value.reason.startswith("not a valid PDF (truncated: the end-of-file marker is missing; ")
+    assert "%%" not in info.value.reason  # read as a doubled escape by users
 
 
 def test_non_pdf_bytes_with_pdf_suffix(tmp_path: Path) -> None:

@@ -27,7 +27,7 @@ def code(source: str, outputs: list[dict] | None = None) -> dict:
 
 def test_cells_become_blocks_cited_by_cell_number(tmp_path: Path) -> None:
     data = notebook([
-        md("# Tokens { #tokens }", "", "Rotate them often. #ops"),
+        md("# Tokens { #tokens }", "", "Rotate them often. #ops ![diagram](data:image/png;base64,iVBORw0KGgo=)"),
         code("import acme\nclient = acme.Client()", [{"output_type": "stream", "name": "stdout", "text": ["ready\n"]}]),
         md("## Rotation"),
         {"cell_type": "raw", "metadata": {}, "source": "raw text"},
@@ -45,7 +45,7 @@ def test_cells_become_blocks_cited_by_cell_number(tmp_path: Path) -> None:
     t, r = ("Tokens",), ("Tokens", "Rotation")
     assert [(b.kind, b.text, b.heading_path, b.page, b.start_line, b.end_line) for b in doc.blocks] == [
         ("heading", "# Tokens", t, 1, None, None),
-        ("paragraph", "Rotate them often. #ops", t, 1, None, None),
+        ("paragraph", "Rotate them often. #ops diagram", t, 1, None, None),
         ("code", "```python\nimport acme\nclient = acme.Client()\n```", t, 2, None, None),
         ("paragraph", "Output:\nready", t, 2, None, None),
         ("heading", "## Rotation", r, 3, None, None),

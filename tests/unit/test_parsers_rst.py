@@ -205,3 +205,11 @@ def test_refs_to_sections_of_the_same_page_read_as_their_titles(tmp_path: Path) 
     ))
     assert [b.text for b in doc.blocks] == [
         "Guide", "See Install acme and elsewhere.", "Install `acme`", "Back to Install acme."]
+
+
+def test_sphinx_sources_named_txt_are_read_as_rst(tmp_path: Path) -> None:
+    source = ".. _topics-http:\n\nRequests\n========\n\nSee :class:`~django.http.HttpRequest`.\n"
+    doc = parse(tmp_path / "request-response.txt", source)
+    assert (doc.format, [b.text for b in doc.blocks]) == ("rst", ["Requests", "See HttpRequest."])
+    plain = parse(tmp_path / "notes.txt", "Notes\n=====\n\nJust text with one :func:`x` mention.\n")
+    assert plain.format == "text"

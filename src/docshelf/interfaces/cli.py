@@ -27,21 +27,23 @@ __all__ = ["app", "main"]
 @app.command()
 def index(
     paths: Annotated[Optional[list[Path]], typer.Argument(help="Folders or files to index (default: known roots).")] = None,
-    force: Annotated[bool, typer.Option("--force", help="Drop the index and re-embed everything.")] = False,
+    force: Annotated[bool, typer.Option("--force", help="Re-embed PATHs (or everything); rebuilds the index after a model change.")] = False,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="List what would be indexed and skipped; change nothing.")] = False,
+    strict: Annotated[bool, typer.Option("--strict", help="Exit 1 when a file failed to index (default: 0, with a summary).")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
 ) -> None:
     """Index folders: only new or changed files are parsed and embedded; vanished files are pruned."""
     from .progress import IndexProgressBar
 
-    # --force starts over, so an index built with another model or schema is no obstacle.
+    # --force may start over, so an index built with another model or schema is no obstacle.
     service = _service(rebuild=force and not dry_run, create=True)
     with IndexProgressBar(err, enabled=not dry_run) as bar:
         report = service.index(paths or None, force=force, dry_run=dry_run, progress=bar)
+    for warning in report.warnings:
+        err.print(f"[yellow]Warning:[/] {escape(warning)}")
     if as_json:
         _print_json(report)
-        return
-    if dry_run:
+    elif dry_run:
         for p in report.added:
             out.print(f"[green]add[/]     {escape(p)}")
         for p in report.updated:
@@ -52,12 +54,21 @@ def index(
             out.print(f"[dim]skip[/]    {escape(p)} [dim]({escape(why)})[/]")
         out.print(f"{report.unchanged} unchanged")
         return
-    out.print(
-        f"Indexed {len(report.added)} new, {len(report.updated)} changed, {report.unchanged} unchanged, "
-        f"{len(report.removed)} removed; {report.chunks_embedded} chunks embedded in {report.seconds:.1f}s."
-    )
-    for p, why in sorted(report.failed.items()):
-        err.print(f"[red]failed[/] {escape(p)}: {escape(why)}")
+    else:
+        failed = f", {len(report.failed)} failed ({', '.join(sorted(report.failed))})" if report.failed else ""
+        out.print(
+            f"Indexed {len(report.added)} new, {len(report.updated)} changed, {report.unchanged} unchanged, "
+            f"{len(report.removed)} removed{failed}; {report.chunks_embedded} chunks embedded in {report.seconds:.1f}s."
+        )
+        print_failures(report.failed)
+    if strict and report.failed:
+        raise SystemExit(1)
+
+
+def print_failures(failed: dict[str, str]) -> None:
+    """Each failed file once, with its reason: the same lines in `index` and `status`."""
+    for path, why in sorted(failed.items()):
+        out.print(f"[red]failed[/] {escape(path)}: {escape(why)}")
 
 
 @app.command()
@@ -92,6 +103,8 @@ def search(
     if not result.hits:
         out.print("No results. Try --mode fuzzy for names and typos, or check `docshelf status`.")
         return
+    if result.confidence in ("low", "none"):
+        err.print(f"[yellow]confidence {result.confidence}: the documents may not answer this; check the passages[/]")
     for n, hit in enumerate(result.hits, start=1):
         out.print(f"[bold]{n}. {escape(citation(hit))}[/]  [dim]{hit.score:.3f} {hit.mode} · {escape(hit.collection)}[/]")
         body = Text(_snippet(hit.text))
@@ -140,8 +153,7 @@ def status(as_json: Annotated[bool, typer.Option("--json", help="Print as JSON."
         for c in st.collections:
             table.add_row(c.name, str(c.documents), str(c.chunks), ", ".join(c.doc_types))
         out.print(table)
-    for path, why in sorted(st.failed.items()):
-        out.print(f"[red]failed[/] {escape(path)}: {escape(why)}")
+    print_failures(st.failed)
     for path, why in sorted(st.skipped.items()):
         out.print(f"[dim]skipped[/] {escape(path)}: {escape(why)}")
 
@@ -189,6 +201,37 @@ def documents(
     if page.next_cursor:
         err.print(f"Showing {len(docs)} of {page.total} documents; next page: "
                   f"`docshelf documents --cursor {page.next_cursor}` (or --all)")
+
+
+roots_app = typer.Typer(help="List the known roots, or forget one.", no_args_is_help=False)
+app.add_typer(roots_app, name="roots")
+
+
+@roots_app.callback(invoke_without_command=True)
+def roots(
+    ctx: typer.Context,
+    as_json: Annotated[bool, typer.Option("--json", help="Print as JSON.")] = False,
+) -> None:
+    """List the known roots: documents, failures, and whether each still exists."""
+    if ctx.invoked_subcommand is not None:
+        return
+    infos = _service().root_infos()
+    if as_json:
+        _print_json(infos)
+        return
+    if not infos:
+        out.print("No roots yet: `docshelf index PATH` adds one.")
+    for info in infos:
+        where = " [dim](config file)[/]" if info.configured else ""
+        state = "" if info.exists else " [red](missing)[/]"
+        out.print(f"{escape(info.path)}  {info.documents} documents, {info.failed} failed{state}{where}")
+
+
+@roots_app.command("remove")
+def roots_remove(path: Annotated[Path, typer.Argument(help="The root to forget, as `docshelf roots` lists it.")]) -> None:
+    """Forget a root and delete its documents from the index (the files are not touched)."""
+    info = _service().remove_root(path)
+    out.print(f"Removed {escape(info.path)} and its {info.documents + info.failed} documents from the index.")
 
 
 def _register_more_commands() -> None:

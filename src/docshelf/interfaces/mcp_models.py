@@ -7,7 +7,9 @@ from pydantic import BaseModel, Field
 
 class SearchHitOut(BaseModel):
     rank: int = Field(description="1 = best match.")
-    score: float = Field(description="Relevance in [0, 1]; higher is better. Comparable within one response only.")
+    score: float = Field(description=(
+        "Estimated relevance in [0, 1], comparable across queries: about 0.7+ answers the query, under 0.3 "
+        "probably does not. Never increases down the list."))
     path: str = Field(description="Document path relative to its root: cite this, pass it to get_document.")
     title: str
     heading_path: list[str] = Field(description="Headings the passage sits under, outermost first.")
@@ -30,6 +32,10 @@ class SearchOut(BaseModel):
     query: str
     mode: str = Field(description="The mode that actually ran (keyword while the model is still loading).")
     hits: list[SearchHitOut]
+    confidence: str = Field("none", description=(
+        "How sure the search is that the documents answer the query: 'high', 'medium', 'low', or 'none' "
+        "(nothing relevant found). On 'low' check the passages before relying on them; on 'none' say the "
+        "documentation does not seem to cover it rather than guessing."))
     note: str = Field("", description="Why results may be partial or shortened; empty when complete.")
     took_ms: float = 0.0
 

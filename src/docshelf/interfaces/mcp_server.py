@@ -164,7 +164,7 @@ def build_server(runtime: ServerRuntime, *, response_chars: int = DEFAULT_RESPON
     def run_search(request: SearchRequest) -> SearchOut:
         result = runtime.search(request)
         return SearchOut(query=result.query, mode=result.mode, hits=[hit_out(i, h) for i, h in enumerate(result.hits, 1)],
-                         note=result.note, took_ms=round(result.took_ms, 1))
+                         confidence=result.confidence, note=result.note, took_ms=round(result.took_ms, 1))
 
     # -- search ---------------------------------------------------------------------------
     @_tool_errors
@@ -181,8 +181,11 @@ def build_server(runtime: ServerRuntime, *, response_chars: int = DEFAULT_RESPON
     ) -> SearchOut:
         """Search the user's indexed documentation and return the best-matching passages, ranked.
 
-        Each hit has the passage text, a score in [0, 1], and citation fields (path, title,
-        heading_path, page, start_line/end_line) to quote the source. Use read_neighbors with a
+        Each hit has the passage text, a score in [0, 1] (an estimate that it answers the query,
+        comparable across queries), and citation fields (path, title, heading_path, page,
+        start_line/end_line) to quote the source. The response's confidence says whether the
+        documents answer the query at all: on 'low', read the passages critically or rephrase;
+        on 'none', tell the user the documentation does not seem to cover it instead of guessing. Use read_neighbors with a
         hit's chunk_id for surrounding text, or get_document with its path for the whole document.
         Texts are shortened when the response would exceed the server's size budget (the note
         says so). While the embedding model is still loading, semantic and hybrid searches return

@@ -223,7 +223,8 @@ class Indexer:
             except SourceError as exc:
                 reason = exc.reason
                 report.failed[src.rel_path] = reason
-                log.warning("failed to index %s: %s", src.rel_path, reason)
+                # INFO, not WARNING: the report and `status` carry it, so a terminal shows it once.
+                log.info("failed to index %s: %s", src.rel_path, reason)
                 failed_records.append(self._failed_record(src, digest, reason, old))
                 progress.file_done(src.rel_path)
                 continue

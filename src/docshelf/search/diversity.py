@@ -1,7 +1,8 @@
 """Shaping a ranked chunk list into hits: per-document cap, near-duplicates, adjacent merges.
 
 Candidates are taken in score order. A candidate that continues a hit already taken (the
-next or previous chunk of the same document) is merged into that hit when both matched:
+next or previous chunk of the same document, in the same section and on the same page, so
+the merged hit's one citation stays true) is merged into that hit when both matched:
 it ranks above the next distinct hit and scores at least ``merge_ratio`` (0.8) of the
 hit's best chunk (in hybrid or semantic mode every chunk is "a candidate", so rank alone
 is not a match). A merged hit spans at most ``max_merge`` chunks. Otherwise it becomes a new hit unless its
@@ -38,12 +39,15 @@ class Group:
 
     def text(self) -> str:
         parts: list[str] = []
-        previous = ""
+        previous: Chunk | None = None
         for c in self.chunks:
             body = c.text
-            cut = overlap(previous, body)
+            if previous is not None and c.overlap and c.chunk_index == previous.chunk_index + 1:
+                cut = c.overlap  # the chunker recorded how much it repeated
+            else:
+                cut = overlap(previous.text if previous else "", body)
             parts.append(body[cut:].lstrip() if cut else body)
-            previous = c.text
+            previous = c
         return "\n\n".join(p for p in parts if p)
 
 
@@ -74,6 +78,11 @@ def overlap(previous: str, current: str) -> int:
     return 0
 
 
+def same_place(a: Chunk, b: Chunk) -> bool:
+    """Whether two chunks share one citation: the same section (heading path) and page."""
+    return a.heading_path == b.heading_path and a.page == b.page
+
+
 def diversify(
     scored: Sequence[tuple[Chunk, float]],
     k: int,
@@ -98,7 +107,7 @@ def diversify(
             (
                 g for g in mine
                 if len(g.chunks) < max_merge and chunk.chunk_index in (g.first - 1, g.last + 1)
-                and score >= merge_ratio * g.score
+                and same_place(chunk, g.best) and score >= merge_ratio * g.score
             ),
             None,
         )

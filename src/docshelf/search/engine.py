@@ -6,27 +6,32 @@
   joined forms of adjacent words (``pic sure`` → ``picsure``), for names and typos.
 - hybrid (default): both lists fused with confidence-aware score fusion (``fuse.py``).
 
-Every filter is pushed into the store's query (evaluated before top-k). Scores are in
-[0, 1], higher is better, in every mode; each hit carries the mode that produced it.
+Every filter is pushed into the store's query (evaluated before top-k). Each mode ranks
+by its own scores; the score a hit shows is an absolute relevance estimate in [0, 1],
+comparable across queries and modes, and the result carries a confidence (``calibrate.py``).
+Each hit carries the mode that produced it.
 """
 
 from __future__ import annotations
 
 import re
+import threading
 import time
+from dataclasses import replace
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from ..analysis import query_text
+from ..analysis import code_tokens, contains_token, query_text
 from ..errors import InvalidQuery
 from ..models import Chunk, Hit, SearchFilters, SearchMode, SearchResult
 from ..protocols import Embedder, Store
 from ..requests import MAX_K, MODES
+from .calibrate import CalibrationParams, Calibrator, capped, confidence, coverage
 from .diversity import Group, diversify
-from .fuse import FusionParams, bm25_to_unit, cosine_to_unit, fuse_hybrid
+from .fuse import FusionParams, bm25_to_unit, cosine_to_unit, exact_bonus, fuse_hybrid, short_prior
 from .highlight import highlight_spans
 from .rerank import Reranker
 
@@ -42,6 +47,7 @@ class SearchOptions:
     max_merge: int = 3
     dup_threshold: float = 0.9
     fusion: FusionParams = FusionParams()
+    calibration: CalibrationParams = CalibrationParams()
 
 
 class Searcher:
@@ -59,6 +65,9 @@ class Searcher:
         # When the embedder is still loading (a server warming up), semantic work is skipped.
         self.semantic_ready = semantic_ready or (lambda: True)
         self.reranker = reranker
+        self.calibrator = Calibrator(self._top_cosine, self.options.calibration)
+        # Per thread (servers search from worker threads): chunk id -> (cosine, raw BM25) of the last mode run.
+        self._local = threading.local()
 
     def search(
         self,
@@ -98,27 +107,56 @@ class Searcher:
             scored = self.semantic(query, n, filters)
         else:
             scored = self.hybrid(query, n, filters)
-        if self.reranker is not None and self.reranker.enabled and ran != "fuzzy":
-            scored = self.reranker.rerank(query, scored)
+        evidence, self._local.evidence = getattr(self._local, "evidence", {}), {}
+        reranked = self.reranker is not None and self.reranker.enabled and ran != "fuzzy"
+        if reranked:
+            scored = self.reranker.rerank(query, scored)  # type: ignore[union-attr]
         groups = diversify(
-            scored, k, per_doc=per_doc, min_score=min_score, max_merge=self.options.max_merge,
-            dup_threshold=self.options.dup_threshold,
+            scored, k, per_doc=per_doc, max_merge=self.options.max_merge, dup_threshold=self.options.dup_threshold,
         )
-        hits = tuple(group_to_hit(g, ran, query) for g in groups)
-        return SearchResult(query, ran, hits, note, (time.perf_counter() - started) * 1000)
+        hits = [group_to_hit(g, ran, query) for g in groups]
+        if not reranked:  # a cross-encoder's probabilities are already absolute
+            estimates = capped([self.estimate(query, g, evidence.get(g.best.id, (None, None))) for g in groups])
+            hits = [replace(h, score=round(s, 6)) for h, s in zip(hits, estimates, strict=True)]
+        hits = [h for h in hits if h.score >= min_score]
+        return SearchResult(
+            query, ran, tuple(hits), note, (time.perf_counter() - started) * 1000,
+            confidence=confidence(hits[0].score if hits else None),
+        )
+
+    # -- scores -------------------------------------------------------------------------
+    def estimate(self, query: str, group: Group, evidence: tuple[float | None, float | None]) -> float:
+        """The hit's absolute relevance estimate (see ``calibrate``)."""
+        cosine, bm25 = evidence
+        best = group.best
+        cover = coverage(query, " ".join((best.title, *best.heading_path, group.text())))
+        if cosine is not None:
+            return self.calibrator.dense(cosine, cover)
+        return self.calibrator.lexical(bm25_to_unit(bm25 or 0.0), cover)
+
+    def _top_cosine(self, query: str) -> float | None:
+        """Best cosine of ``query`` on the whole index (calibration's null queries)."""
+        if not self.semantic_ready():
+            return None
+        rows = self.store.vector_search(self.embedder.embed_query(query), 1, None)
+        return float(rows[0][1]) if rows else None
 
     # -- modes --------------------------------------------------------------------------
     def keyword(self, query: str, n: int, filters: SearchFilters | None) -> list[tuple[Chunk, float]]:
         rows = self.store.text_search(query_text(query), n, filters)
+        self._local.evidence = {c.id: (None, s) for c, s in rows}
         return [(c, bm25_to_unit(s)) for c, s in rows]
 
     def fuzzy(self, query: str, n: int, filters: SearchFilters | None) -> list[tuple[Chunk, float]]:
         rows = self.store.text_search(fuzzy_text(query), n, filters, fuzziness=None)
+        self._local.evidence = {c.id: (None, s) for c, s in rows}
         return [(c, bm25_to_unit(s)) for c, s in rows]
 
     def semantic(self, query: str, n: int, filters: SearchFilters | None) -> list[tuple[Chunk, float]]:
         vector = self.embedder.embed_query(query)
-        return [(c, cosine_to_unit(s)) for c, s in self.store.vector_search(vector, n, filters)]
+        rows = self.store.vector_search(vector, n, filters)
+        self._local.evidence = {c.id: (s, None) for c, s in rows}
+        return [(c, cosine_to_unit(s)) for c, s in rows]
 
     def hybrid(self, query: str, n: int, filters: SearchFilters | None) -> list[tuple[Chunk, float]]:
         text = query_text(query)
@@ -134,6 +172,15 @@ class Searcher:
             lex |= self.store.text_scores(text, [i for i in chunks if i not in lex])
             den = {i: den.get(i, 0.0) for i in chunks}
         fused = fuse_hybrid(lex, den, self.options.fusion)
+        params = self.options.fusion
+        fused = {i: f * short_prior(len(_WORD.findall(chunks[i].text)), params) for i, f in fused.items()}
+        tokens = code_tokens(query)
+        if tokens:  # identifiers and error codes: an exact occurrence weighs more
+            fused = {
+                i: exact_bonus(f, sum(contains_token(chunks[i].embed_text, t) for t in tokens) / len(tokens), params)
+                for i, f in fused.items()
+            }
+        self._local.evidence = {i: (den.get(i), lex.get(i, 0.0)) for i in chunks}
         return [(chunks[cid], score) for cid, score in sorted(fused.items(), key=lambda kv: -kv[1])]
 
 

@@ -32,6 +32,14 @@ class FusionParams:
     # zconf: the displayed score is sigmoid(fused z - offset).
     score_offset: float = 2.0
     min_pool: int = 3
+    # Short-passage prior: a chunk whose body has fewer than short_words words (a one-line
+    # section, a bullet of release notes) ranks as if scored (1 - short_penalty * missing share):
+    # its breadcrumb and a few words match too easily, and it rarely holds the answer itself.
+    short_words: int = 40
+    short_penalty: float = 0.4
+    # Exact code-like tokens (``analysis.code_tokens``): a chunk holding the share s of them
+    # gains exact_weight * s of the distance to 1 (an identifier the reader pasted is strong evidence).
+    exact_weight: float = 0.3
 
 
 def bm25_to_unit(score: float, half: float = 10.0) -> float:
@@ -137,3 +145,15 @@ def fuse_hybrid(
         return {key: s / top for key, s in fused.items()}
     fused = convex([lexical, dense], [params.keyword_weight, params.semantic_weight])
     return {key: s / total for key, s in fused.items()}
+
+
+def short_prior(words: int, params: FusionParams) -> float:
+    """Rank multiplier in (0, 1] for a passage of ``words`` body words (1 at ``short_words`` or more)."""
+    if params.short_penalty <= 0 or words >= params.short_words:
+        return 1.0
+    return 1.0 - params.short_penalty * (1.0 - words / params.short_words)
+
+
+def exact_bonus(score: float, share: float, params: FusionParams) -> float:
+    """``score`` moved toward 1 by ``exact_weight`` × the share of the query's code tokens present."""
+    return score + params.exact_weight * share * (1.0 - score) if share > 0 else score

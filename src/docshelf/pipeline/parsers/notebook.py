@@ -30,6 +30,8 @@ from .sitemarkup import normalize_markup
 OUTPUT_LINES = 10
 OUTPUT_CHARS = 1000
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+# Images pasted into markdown cells are inlined as base64 data or cell attachments: keep the alt text.
+_INLINE_IMAGE = re.compile(r"!\[([^\]]*)\]\((?:data:|attachment:)[^)]*\)")
 
 
 def _source(value: Any) -> str:
@@ -125,6 +127,7 @@ class NotebookParser:
             if kind == "markdown" or kind == "heading":
                 if kind == "heading":  # nbformat 3 heading cells
                     source = "#" * int(cell.get("level", 1) or 1) + " " + source
+                source = _INLINE_IMAGE.sub(r"\1", source)
                 numbered = [(line, i + 1) for i, line in enumerate(source.split("\n"))]
                 found = read_markdown(self._md, normalize_markup(numbered), headings)
                 blocks.extend(replace(b, page=number, start_line=None, end_line=None) for b in found.blocks)

@@ -104,7 +104,7 @@ def _reason(data: bytes, exc: Exception) -> str:
     if b"%PDF-" not in data[:1024]:
         return f"not a valid PDF (no %PDF- header; {detail})"
     if b"%%EOF" not in data[-2048:]:
-        return f"not a valid PDF (truncated: no %%EOF marker at the end; {detail})"
+        return f"not a valid PDF (truncated: the end-of-file marker is missing; {detail})"
     return f"not a valid PDF ({detail})"
 
 

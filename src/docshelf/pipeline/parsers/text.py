@@ -22,9 +22,16 @@ LANGUAGES: dict[str, str] = {
     ".pl": "perl", ".ex": "elixir", ".exs": "elixir", ".hs": "haskell",
 }
 _RST_UNDERLINE = re.compile(r"^([=\-~^\"'`#*+:._])\1{2,}\s*$")
+_RST_HINTS = re.compile(r"^\.\. (?:[\w:-]+::|_[^:\n]+:\s*$)|:(?:ref|func|class|meth|mod|doc|attr|term|setting):`",
+                        re.M)
 _ORG_HEADING = re.compile(r"^(\*+)\s+(.+)$")
 _ADOC_HEADING = re.compile(r"^(=+)\s+(.+)$")
 _MD_HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
+
+
+def looks_like_rst(text: str) -> bool:
+    """Two or more reST directives, targets or Sphinx roles: a reST source, whatever its suffix."""
+    return len(_RST_HINTS.findall(text, 0, 200_000)) >= 2
 
 
 def line_blocks(lines: list[str]) -> list[tuple[int, int]]:
@@ -84,8 +91,13 @@ class TextParser:
     suffixes = (".txt", ".text", ".org", ".adoc")
 
     def parse(self, path: Path, data: bytes, context: ParseContext | None = None) -> ParsedDocument:
-        lines = decode_text(path, data).split("\n")
+        text = decode_text(path, data)
         suffix = path.suffix.lower()
+        if suffix in (".txt", ".text") and looks_like_rst(text):  # Sphinx sources named .txt (Django's)
+            from .rst import RstParser
+
+            return RstParser().parse(path, data, context)
+        lines = text.split("\n")
         blocks: list[Block] = []
         headings = HeadingStack()
         for start, end in line_blocks(lines):

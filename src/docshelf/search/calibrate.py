@@ -1,0 +1,128 @@
+"""Scores with a meaning: an absolute relevance estimate in [0, 1] for every hit, and a confidence.
+
+Ranking and scoring are separate. Each mode ranks as before (fusion for hybrid); the score a
+hit shows is an estimate of "this passage answers the query", comparable across queries:
+
+- **With the embedding** (semantic, hybrid): from the hit's cosine, measured against the
+  corpus's own background: the median best cosine of a fixed set of off-topic *null
+  queries* (``NULL_QUERIES``) on this index. Cosines are rescaled to the room above that
+  background, ``x = (cos − bg) / (1 − bg)``, so the estimate adapts to the model and the
+  corpus (a model whose cosines sit high, or a corpus where everything looks alike, raises
+  ``bg``). ``score = sigmoid(slope · (x − pivot) + coverage_weight · (coverage − 0.5))``.
+- **Without it** (keyword, fuzzy: no query embedding, so no added latency):
+  ``score = sigmoid(6 · (coverage − 0.5) + 2 · (bm25unit − 0.5))``.
+
+``coverage`` is the share of the query's content words (stop words dropped, identifiers split)
+found in the passage, so an exact identifier match lifts the estimate. Scores never increase
+down the list: a hit's score is its own estimate capped by the hit above it. ``confidence``
+reads the top hit's score: ``high`` ≥ 0.7, ``medium`` ≥ 0.5, ``low`` ≥ 0.3, else ``none``
+(also when nothing was found). Parameters were chosen on set A (benchmarks/README.md).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import statistics
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from .highlight import query_terms
+
+Confidence = Literal["high", "medium", "low", "none"]
+CONFIDENCE_LEVELS: tuple[tuple[float, Confidence], ...] = ((0.7, "high"), (0.5, "medium"), (0.3, "low"))
+
+# Questions no technical documentation answers; their best cosines are the corpus's noise floor.
+NULL_QUERIES = (
+    "chocolate cake baking temperature",
+    "qwzx vlorp frandish",
+    "what is the tallest mountain in Africa",
+    "knitting pattern for a wool scarf",
+    "who won the football world cup final",
+    "how to train a puppy to sit",
+    "medieval castle architecture in france",
+    "best time of year to plant tulips",
+)
+
+
+@dataclass(frozen=True)
+class CalibrationParams:
+    slope: float = 9.0
+    pivot: float = 0.15  # share of the room above the background where the estimate is 0.5
+    coverage_weight: float = 1.0
+    default_background: float = 0.22  # until the null queries have run (e.g. model still loading)
+    refresh_seconds: float = 600.0
+
+
+def _sigmoid(x: float) -> float:
+    return 1.0 / (1.0 + math.exp(-x)) if x > -60 else 0.0
+
+
+def coverage(query: str, text: str) -> float:
+    """Share of the query's content terms that occur in ``text`` (a 4+ letter stem prefix counts)."""
+    terms = query_terms(query)
+    if not terms:
+        return 0.0
+    low = text.lower()
+    found = 0
+    for t in terms:
+        stem = t if len(t) <= 4 else t[: max(4, len(t) - 2)]
+        if re.search(r"(?<![a-z0-9])" + re.escape(stem), low):
+            found += 1
+    return found / len(terms)
+
+
+def confidence(score: float | None) -> Confidence:
+    if score is None:
+        return "none"
+    for floor, level in CONFIDENCE_LEVELS:
+        if score >= floor:
+            return level
+    return "none"
+
+
+class Calibrator:
+    """Turns a hit's evidence (cosine, BM25, term coverage) into the score it shows."""
+
+    def __init__(self, top_cosine: Callable[[str], float | None], params: CalibrationParams | None = None) -> None:
+        # top_cosine(query) -> best cosine of that query on the index (None: cannot tell yet)
+        self._top_cosine = top_cosine
+        self.params = params or CalibrationParams()
+        self._background: float | None = None
+        self._measured_at = 0.0
+        self._lock = threading.Lock()
+
+    def background(self) -> float:
+        """Median best cosine of the null queries on this index (re-measured every few minutes)."""
+        now = time.monotonic()
+        with self._lock:
+            if self._background is None or now - self._measured_at > self.params.refresh_seconds:
+                tops = [c for c in (self._top_cosine(q) for q in NULL_QUERIES) if c is not None]
+                if tops:
+                    self._background, self._measured_at = statistics.median(tops), now
+            return self.params.default_background if self._background is None else self._background
+
+    def invalidate(self) -> None:
+        with self._lock:
+            self._background = None
+
+    def dense(self, cosine: float, cover: float) -> float:
+        bg = min(self.background(), 0.9)
+        x = (cosine - bg) / (1.0 - bg)
+        p = self.params
+        return _sigmoid(p.slope * (x - p.pivot) + p.coverage_weight * (cover - 0.5))
+
+    @staticmethod
+    def lexical(bm25_unit: float, cover: float) -> float:
+        return _sigmoid(6.0 * (cover - 0.5) + 2.0 * (bm25_unit - 0.5))
+
+
+def capped(scores: Sequence[float]) -> list[float]:
+    """Each score capped by the one above it, so scores never increase down the list."""
+    out: list[float] = []
+    for s in scores:
+        out.append(min(s, out[-1]) if out else s)
+    return out

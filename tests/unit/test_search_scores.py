@@ -1,0 +1,94 @@
+"""Scores with a meaning: code-token detection, the calibrated estimate, confidence and min_score."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from docshelf.analysis import code_tokens, contains_token
+from docshelf.search.calibrate import CalibrationParams, Calibrator, capped, confidence, coverage
+from docshelf.search.fuse import FusionParams, exact_bonus, short_prior
+
+
+@pytest.mark.parametrize("query, tokens", [
+    ("response_model_exclude_unset", ["response_model_exclude_unset"]),
+    ("what does app.teardown_appcontext() do", ["app.teardown_appcontext"]),
+    ("Depends", ["depends"]),  # a one-word query is a name lookup
+    ("How do I use dependencies", []),  # a capitalised first word is not code
+    ("413 Content Too Large", ["413"]),
+    ("raise HTTPException with a `detail`", ["httpexception", "detail"]),
+    ("IL-6 and p53 in 10 mice", ["il-6", "p53"]),
+    ("cors midleware alow origins", []),
+])
+def test_code_tokens(query, tokens):
+    assert code_tokens(query) == tokens
+
+
+def test_contains_token_matches_whole_tokens_only():
+    assert contains_token("Set `max_part_size` to 1 MiB", "max_part_size")
+    assert contains_token("answers 413 Content Too Large", "413")
+    assert not contains_token("port 4130", "413")
+    assert not contains_token("my_max_part_size_limit", "max_part_size")
+
+
+def test_coverage_counts_query_content_words_in_the_text():
+    # content terms: enable, cors, origin (how/do/i/for/any... are stop words or too short)
+    assert coverage("how do I enable CORS for an origin", "Enabling CORS: list each allowed origin.") == 1.0
+    assert coverage("enable cors origin", "CORS headers") == pytest.approx(1 / 3)
+    assert coverage("the of and", "anything") == 0.0
+
+
+def test_confidence_levels_and_capped_scores():
+    assert [confidence(s) for s in (0.95, 0.7, 0.69, 0.5, 0.3, 0.29, 0.0, None)] == [
+        "high", "high", "medium", "medium", "low", "none", "none", "none"]
+    assert capped([0.4, 0.9, 0.3, 0.35]) == [0.4, 0.4, 0.3, 0.3]
+
+
+def test_dense_estimate_is_measured_against_the_corpus_background():
+    seen: list[str] = []
+
+    def top_cosine(query: str) -> float:
+        seen.append(query)
+        return 0.25
+
+    cal = Calibrator(top_cosine, CalibrationParams(slope=9.0, pivot=0.15, coverage_weight=1.0))
+    # x = (0.5 - 0.25) / 0.75 = 1/3; z = 9 * (1/3 - 0.15) + 1 * (1.0 - 0.5) = 2.15
+    assert cal.dense(0.5, 1.0) == pytest.approx(1 / (1 + math.exp(-2.15)))
+    # at the background a passage is judged irrelevant whatever its words
+    assert cal.dense(0.25, 0.0) < 0.2
+    assert len(seen) == 8  # the null queries ran once, then the background is cached
+    cal.dense(0.6, 0.5)
+    assert len(seen) == 8
+    # a model whose cosines sit higher has a higher background: the same cosine means less
+    high = Calibrator(lambda q: 0.6)
+    assert high.dense(0.65, 0.5) < cal.dense(0.65, 0.5)
+
+
+def test_lexical_estimate_and_fusion_priors():
+    assert Calibrator.lexical(0.5, 0.5) == 0.5
+    assert Calibrator.lexical(0.8, 1.0) > 0.9 > 0.1 > Calibrator.lexical(0.1, 0.0)
+    params = FusionParams(short_words=40, short_penalty=0.4, exact_weight=0.3)
+    assert short_prior(40, params) == 1.0 and short_prior(100, params) == 1.0
+    assert short_prior(10, params) == pytest.approx(1 - 0.4 * 0.75)
+    assert exact_bonus(0.5, 1.0, params) == pytest.approx(0.65)
+    assert exact_bonus(0.5, 0.0, params) == 0.5
+
+
+def test_every_search_carries_a_confidence_and_min_score_filters_on_the_shown_score(shelf, tmp_path, write):
+    docs = tmp_path / "docs"
+    write(docs, "a.md", "# Cookies\n\nCall `set_cookie(key, value)` on the response to set a cookie.\n")
+    write(docs, "b.md", "# Threads\n\nSync endpoints run in a thread pool of 40 tokens.\n")
+    shelf.index([docs])
+    for mode in ("hybrid", "semantic", "keyword", "fuzzy"):
+        result = shelf.search("set_cookie", mode=mode)
+        assert result.confidence in ("high", "medium", "low", "none")
+        scores = [h.score for h in result.hits]
+        assert scores == sorted(scores, reverse=True) and all(0.0 <= s <= 1.0 for s in scores)
+        assert result.confidence == confidence(scores[0] if scores else None)
+        floor = scores[0] if scores else 0.5
+        kept = shelf.search("set_cookie", mode=mode, min_score=floor).hits
+        assert kept and all(h.score >= floor for h in kept)
+    assert shelf.search("set_cookie", mode="keyword", min_score=1.0).hits == ()
+    nothing = shelf.search("zzzqqq", mode="keyword")
+    assert (nothing.hits, nothing.confidence) == ((), "none")
