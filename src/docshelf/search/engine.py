@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 import threading
 import time
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import replace
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -99,14 +100,15 @@ class Searcher:
         if mode in ("semantic", "hybrid") and not self.semantic_ready():
             note = "the embedding model is still loading: these are keyword results; semantic ranking follows shortly"
             ran = "keyword"
-        if ran == "keyword":
-            scored = self.keyword(query, n, filters)
-        elif ran == "fuzzy":
-            scored = self.fuzzy(query, n, filters)
-        elif ran == "semantic":
-            scored = self.semantic(query, n, filters)
-        else:
-            scored = self.hybrid(query, n, filters)
+        with _snapshot(self.store):  # every read of this search sees one commit of the index
+            if ran == "keyword":
+                scored = self.keyword(query, n, filters)
+            elif ran == "fuzzy":
+                scored = self.fuzzy(query, n, filters)
+            elif ran == "semantic":
+                scored = self.semantic(query, n, filters)
+            else:
+                scored = self.hybrid(query, n, filters)
         evidence, self._local.evidence = getattr(self._local, "evidence", {}), {}
         reranked = self.reranker is not None and self.reranker.enabled and ran != "fuzzy"
         if reranked:
@@ -182,6 +184,14 @@ class Searcher:
             }
         self._local.evidence = {i: (den.get(i), lex.get(i, 0.0)) for i in chunks}
         return [(chunks[cid], score) for cid, score in sorted(fused.items(), key=lambda kv: -kv[1])]
+
+
+def _snapshot(store: Store) -> AbstractContextManager[None]:
+    """The store's read snapshot when it offers one (optional ability): a search makes several
+    reads (BM25, dense, score look-ups), and a commit between them could show one document at
+    two versions in one answer (seen in benchmarks/concurrency.py before this)."""
+    snapshot = getattr(store, "snapshot", None)
+    return snapshot() if callable(snapshot) else nullcontext()
 
 
 @runtime_checkable
