@@ -252,12 +252,13 @@ def write_docs(folder: Path, n: int) -> dict[str, str]:
 
 
 def run_child(code: str) -> tuple[float, float, str]:
-    """Wall seconds and peak RSS (MB) of a fresh Python process running ``code``."""
+    """Wall seconds, peak RSS (MB) and last output line of a fresh Python process running ``code``."""
+    code += "\nimport resource; print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"
     t0 = time.perf_counter()
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     wall = time.perf_counter() - t0
-    rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024  # max over children so far
-    return wall, rss, out.stdout.strip()
+    *lines, rss_kb = out.stdout.strip().split("\n")
+    return wall, int(rss_kb) / 1024, lines[-1] if lines else ""
 
 
 def indexing(args, work: Path) -> dict:

@@ -52,6 +52,11 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="DOCSHELF_", env_nested_delimiter="__", extra="ignore")
 
     index_dir: Path = Field(default_factory=default_index_dir)
+    # Where the index lives: unset = embedded LanceDB in index_dir; "postgresql://…",
+    # "qdrant://host:6333" or "qdrant+https://host" for a shared server backend.
+    store: str | None = None
+    store_read_url: str | None = None  # PostgreSQL: a read replica for searches
+    store_api_key: str | None = None  # Qdrant: the API key (or DOCSHELF_STORE_API_KEY)
     roots: list[Path] = []
     model: str = "all-MiniLM-L6-v2"
     embed_batch_size: int = 8
@@ -75,7 +80,9 @@ class Settings(BaseSettings):
     exclude: list[str] = []
     default_collection: str = "default"
     collections: list[CollectionRule] = []
-    doc_types: list[DocTypeRule] = []
+    # A vault's definitions folder is a glossary unless a note's frontmatter says otherwise.
+    doc_types: list[DocTypeRule] = Field(default_factory=lambda: [
+        DocTypeRule(doc_type="glossary", include=["3_Resources/definitions/**"])])
     default_doc_type: str = "doc"
     search_doc_types: list[str] | None = None  # default scope; None = every type
     search_mode: str = "hybrid"
@@ -84,7 +91,13 @@ class Settings(BaseSettings):
     reranker: str | None = None
     rerank_budget_ms: float = 400.0
     rerank_top: int = 20
-    presets: list[SearchPreset] = []
+    # Each preset is an MCP tool ``search_<name>``; the default is the glossary (see DocTypeRule above).
+    presets: list[SearchPreset] = Field(default_factory=lambda: [SearchPreset(
+        name="glossary",
+        description="Look up a term's definition: searches only glossary and definition notes "
+                    "(doc type 'glossary' or 'definition'; by default every note under 3_Resources/definitions/).",
+        doc_types=["glossary", "definition"],
+    )])
     log_file: Path | None = None
 
     @field_validator("search_mode")

@@ -57,7 +57,7 @@ def diagnose(settings: Settings) -> list[Check]:
     holder: dict[str, Any] = {}
 
     def index() -> str:
-        if not index_exists(index_dir):
+        if not index_exists(index_dir, settings.store):
             raise Warn(f"no index at {index_dir} yet: run `docshelf index PATH` to make one")
         holder["svc"] = svc = Docshelf(settings, create=False)
         st = svc.status()

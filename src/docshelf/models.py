@@ -117,6 +117,7 @@ class DocumentRecord:
     tags: tuple[str, ...] = ()
     date: str | None = None
     aliases: tuple[str, ...] = ()
+    links: tuple[str, ...] = ()  # outgoing [[wikilinks]] as written; resolved by ``notes.NoteIndex``
 
     @property
     def doc_id(self) -> str:
@@ -170,6 +171,7 @@ class SearchFilters:
     tags_any: tuple[str, ...] = ()
     tags_all: tuple[str, ...] = ()
     fields: tuple[tuple[str, str], ...] = ()
+    paths: tuple[str, ...] | None = None  # only these documents (None: no restriction), e.g. from linked_to
 
 
 @dataclass

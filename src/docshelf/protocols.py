@@ -61,6 +61,21 @@ class Embedder(Protocol):
     def embed_query(self, text: str) -> np.ndarray: ...
 
 
+class WriterLock(Protocol):
+    """One writing process per index, across processes and servers (see ``stores/locks.py``).
+
+    Re-entrant; freed when the holder releases it or stops (process exit, lost connection)."""
+
+    def acquire(self, timeout: float = 0) -> bool:
+        """Take the lock, waiting up to ``timeout`` seconds; False when another process holds it."""
+
+    def release(self, force: bool = False) -> None:
+        """Undo one ``acquire`` (``force``: all of them)."""
+
+    @property
+    def held(self) -> bool: ...
+
+
 class Store(Protocol):
     """Chunks with vectors, document records and the index manifest, in one place.
 
@@ -102,6 +117,9 @@ class Store(Protocol):
         """Stored vectors of one document's chunks, keyed by embedded text (to skip re-embedding)."""
 
     def count_chunks(self) -> int: ...
+
+    def writer_lock(self) -> WriterLock:
+        """This index's writer lock (a lock file, a Postgres advisory lock, a Qdrant lease)."""
 
     def refresh(self) -> None:
         """See writes made by other processes since this store was opened."""

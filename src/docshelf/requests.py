@@ -118,6 +118,9 @@ class SearchRequest(_Request):
     tags_all: tuple[str, ...] = Field((), description="Only documents carrying all of these tags.")
     fields: tuple[tuple[str, str], ...] = Field((), description=(
         "Frontmatter fields that must match exactly (case-insensitive), as KEY=VALUE."))
+    paths: Optional[tuple[str, ...]] = Field(None, description="Only these documents (paths relative to their root).")
+    linked_to: tuple[str, ...] = Field((), description=(
+        "Only notes that link to one of these notes ([[wiki links]]), named by path, file name, title or alias."))
     min_score: float = Field(0.0, ge=0.0, le=1.0, description=(
         "Drop hits scoring below this (0-1). Scores estimate relevance on one scale for every query: "
         "under 0.3 a hit probably does not answer, 0.7 and above it probably does."))
@@ -141,7 +144,7 @@ class SearchRequest(_Request):
             raise ValueError(f"unknown mode {v!r}; use one of {', '.join(MODES)}")
         return v
 
-    @field_validator("collections", "tags_any", "tags_all", mode="before")
+    @field_validator("collections", "tags_any", "tags_all", "linked_to", mode="before")
     @classmethod
     def _lists(cls, v: Any) -> Any:
         return _tuple(v)
@@ -192,7 +195,7 @@ class SearchRequest(_Request):
         fields = {
             "collections": f.collections, "doc_types": f.doc_types, "date_from": f.date_from, "date_to": f.date_to,
             "path_prefix": f.path_prefix, "path_glob": f.path_glob, "tags_any": f.tags_any, "tags_all": f.tags_all,
-            "fields": f.fields,
+            "fields": f.fields, "paths": f.paths,
         }
         fields.update({k: v for k, v in options.items() if v is not None})
         return cls(query=query, **fields)
@@ -203,7 +206,7 @@ class SearchRequest(_Request):
         return SearchFilters(
             collections=self.collections, doc_types=doc_types, date_from=self.date_from, date_to=self.date_to,
             path_prefix=self.path_prefix, path_glob=self.path_glob, tags_any=self.tags_any, tags_all=self.tags_all,
-            fields=self.fields,
+            fields=self.fields, paths=self.paths,
         )
 
 

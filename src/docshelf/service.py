@@ -15,19 +15,16 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from filelock import FileLock, Timeout
-
 from .config import Settings
 from .documents import reassemble, resolve_note, select
-from .errors import ConfigError, EmbedderMismatch, IndexLocked, IndexNotFound, NotFound, StoreError
+from .errors import ConfigError, EmbedderMismatch, IndexLocked, IndexNotFound, InvalidRequest, NotFound, StoreError
 from .models import Chunk, DocumentRecord, IndexReport, SearchResult, doc_id
 from .protocols import Embedder, Store
 from .requests import DocumentListRequest, DocumentRequest, SearchRequest, encode_cursor
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 2  # 2: document records carry frontmatter aliases
-LOCK_FILE = "writer.lock"
+SCHEMA_VERSION = 3  # 2: document records carry frontmatter aliases; 3: and their outgoing wikilinks
 
 
 @dataclass(frozen=True)
@@ -97,6 +94,8 @@ class NoteText:
     truncated: bool
     metadata: dict[str, Any]
     aliases: tuple[str, ...]
+    links: tuple[Any, ...] = ()  # notes.ResolvedLink: each outgoing link and the note it resolves to
+    backlinks: tuple[str, ...] = ()  # paths of the notes linking here
 
 
 @dataclass(frozen=True)
@@ -131,13 +130,16 @@ class Docshelf:
 
         self.settings = settings
         self.index_dir = Path(settings.index_dir).expanduser()
-        if not create and store is None and not index_exists(self.index_dir):
+        if not create and store is None and not index_exists(self.index_dir, settings.store):
             raise IndexNotFound(
                 f"no index at {self.index_dir} yet: run `docshelf index PATH` to make one "
                 "(or point --index-dir at an existing index)"
             )
         self.embedder = embedder or embedder_from_settings(settings)
-        self.store = store or open_store(self.index_dir, self.embedder.dimensions)
+        self.store = store or open_store(
+            self.index_dir, self.embedder.dimensions, settings.store,
+            read_url=settings.store_read_url, api_key=settings.store_api_key,
+        )
         if not rebuild:
             self._check_manifest()
         self.registry = default_registry()
@@ -150,11 +152,23 @@ class Docshelf:
             reranker=_reranker(settings),
         )
         self.wait_for_model = True  # servers set False so a search never blocks on a model load
-        self._lock = FileLock(str(self.index_dir / LOCK_FILE))
+        self._lock = self.store.writer_lock()
 
     @classmethod
     def from_settings(cls, settings: Settings) -> Docshelf:
         return cls(settings)
+
+    @classmethod
+    def plan(cls, settings: Settings, paths: Sequence[Path] | None = None, **options: Any) -> IndexReport:
+        """What ``index(paths)`` would do (a dry run), creating nothing, even when there is no index yet."""
+        import tempfile
+
+        from .stores import index_exists
+
+        if index_exists(Path(settings.index_dir).expanduser()):
+            return cls(settings, create=False).index(paths, dry_run=True, **options)
+        with tempfile.TemporaryDirectory(prefix="docshelf-plan-") as scratch:  # an empty index: all is new
+            return cls(settings.model_copy(update={"index_dir": Path(scratch)})).index(paths, dry_run=True, **options)
 
     # -- identity -------------------------------------------------------------------------
     @property
@@ -189,7 +203,7 @@ class Docshelf:
         else:
             what, now = f"{part} {have}", f"{want}"
         return (
-            f"the index at {self.index_dir} was built with {what}, but this run uses {now}. "
+            f"the index at {self.location} was built with {what}, but this run uses {now}. "
             f"Re-index with `docshelf index --force` to rebuild it for the new settings, "
             f"or point --index-dir elsewhere, or go back to the settings it was built with."
         )
@@ -207,30 +221,34 @@ class Docshelf:
     # -- writing ----------------------------------------------------------------------------
     @contextmanager
     def writer(self, timeout: float = 0) -> Iterator[None]:
-        """Hold the index's writer lock: one writing process at a time, across processes."""
-        try:
-            self._lock.acquire(timeout=timeout)
-        except Timeout as exc:
+        """Hold the index's writer lock (the store's): one writing process at a time, across
+        processes and servers."""
+        if not self._lock.acquire(timeout=timeout):
             raise IndexLocked(
-                f"another docshelf process is writing the index at {self.index_dir}; "
+                f"another docshelf process is writing the index at {self.location}; "
                 "wait for it to finish (a running `docshelf serve` keeps it up to date itself)"
-            ) from exc
+            )
         try:
             yield
         finally:
             self._lock.release()
 
     def try_become_writer(self) -> bool:
-        try:
-            self._lock.acquire(timeout=0)
-            return True
-        except Timeout:
-            return False
+        return self._lock.acquire(timeout=0)
 
     def release_writer(self) -> None:
         """Give up the writer lock taken by ``try_become_writer`` (another process may take it)."""
-        if self._lock.is_locked:
+        if self._lock.held:
             self._lock.release(force=True)
+
+    @property
+    def location(self) -> str:
+        """Where the index lives: the embedded folder, or the server URL without its password."""
+        import re
+
+        if self.settings.store and "://" in self.settings.store:
+            return re.sub(r"://([^:/@]+):[^@]*@", r"://\1:***@", self.settings.store)
+        return str(self.index_dir)
 
     def index(
         self,
@@ -380,6 +398,29 @@ class Docshelf:
             self.store.write_manifest(manifest)
         return report
 
+    def migrate_to(self, location: str, *, sample: int = 20, progress: Any = None, lock_timeout: float = 10):
+        """Copy this index (chunks, vectors, records, manifest) into another store; see ``migrate``."""
+        from .migrate import migrate
+        from .stores import backend_of, open_store
+
+        if (location or None) == (self.settings.store or None) and backend_of(location) != "lancedb":
+            raise ConfigError("the target is the store this index already uses; name another one with --to")
+        target = open_store(
+            self.index_dir, self.embedder.dimensions, location,
+            read_url=None, api_key=self.settings.store_api_key,
+        )
+        lock = target.writer_lock()
+        if not lock.acquire(timeout=lock_timeout):
+            raise IndexLocked(f"another docshelf process is writing {location}; stop it or wait, then migrate again")
+        try:
+            return migrate(self.store, target, source_name=self.location, target_name=location, sample=sample,
+                           progress=progress)
+        finally:
+            lock.release(force=True)
+            close = getattr(target, "close", None)
+            if close:
+                close()
+
     # -- push ingest (records built elsewhere; see ingest.py) ---------------------------------
     def _ingestor(self) -> Any:
         from .ingest import Ingestor
@@ -396,9 +437,9 @@ class Docshelf:
             result = work(self._ingestor())
             manifest["last_indexed_at"] = time.time()
             self.store.write_manifest(manifest)
-            self._ingest_writes = getattr(self, "_ingest_writes", 0) + 1
-            if empty or self._ingest_writes % 25 == 0:
-                self.store.optimize()  # builds the full-text index on a new index, folds small commits
+            if empty:
+                self.store.optimize()  # a new index gets its full-text index (a server's writer loop
+                # optimizes again once pushes pause; see live/writer.py)
         return result
 
     def ingest_upsert(self, request: Any, *, lock_timeout: float = 10) -> Any:
@@ -425,6 +466,35 @@ class Docshelf:
             self.store.write_manifest({**self._identity(), "created_at": time.time(), "roots": []})
         return DeleteResult(deleted=sum(r.chunk_count for r in records), sources=tuple(sorted(r.path for r in records)))
 
+    def hit_urls(self, hits: Sequence[Any]) -> dict[str, str]:
+        """Where a reader can open each hit's source on the web (chunk id → URL): the path when it
+        is a URL (pushed records), else a ``url`` field in the document's metadata."""
+        import json
+
+        meta = {c.id: c.metadata_json for c in self.store.get_chunks([h.chunk_id for h in hits])} if hits else {}
+        out: dict[str, str] = {}
+        for h in hits:
+            url: Any = h.path
+            if not url.startswith(("http://", "https://")):
+                try:
+                    url = json.loads(meta.get(h.chunk_id) or "{}").get("url")
+                except ValueError:
+                    url = None
+            if isinstance(url, str) and url.startswith(("http://", "https://")):
+                out[h.chunk_id] = url
+        return out
+
+    def document_request(self, ref: str, **options: Any) -> Any:
+        """A ``DocumentRequest`` for ``ref``: a document's ``doc_id`` when one has it, else its path."""
+        import re
+
+        from .requests import DocumentRequest
+
+        ref = ref.strip()
+        if re.fullmatch(r"[0-9a-f]{16}", ref) and any(r.doc_id == ref for r in self.store.records()):
+            return DocumentRequest(doc_id=ref, **{k: v for k, v in options.items() if v is not None})
+        return DocumentRequest(path=ref, **{k: v for k, v in options.items() if v is not None})
+
     # -- reading ----------------------------------------------------------------------------
     @property
     def semantic_ready(self) -> bool:
@@ -438,9 +508,15 @@ class Docshelf:
             request = SearchRequest.build(query, options.pop("filters", None), **options)
         elif options:
             raise TypeError("pass either a SearchRequest or a query with keyword options, not both")
+        filters = request.filters(self.settings.search_doc_types)
+        if request.linked_to:
+            linking = self._linking_to(request.linked_to)
+            if filters.paths is not None:
+                linking = tuple(p for p in linking if p in set(filters.paths))
+            filters = replace(filters, paths=linking)
         result = self.searcher.search(
             request.query, k=request.k, mode=request.mode or self.settings.search_mode,  # type: ignore[arg-type]
-            filters=request.filters(self.settings.search_doc_types), min_score=request.min_score,
+            filters=filters, min_score=request.min_score,
             max_per_doc=request.max_per_doc,
         )
         if request.max_chars is None:
@@ -453,6 +529,16 @@ class Docshelf:
         note = (f"hit texts were shortened to keep this response under {request.max_chars} characters; "
                 "read_neighbors(chunk_id) or get_document(path) gives the full text")
         return replace(result, hits=tuple(hits), note="; ".join(n for n in (result.note, note) if n))
+
+    def _linking_to(self, names: Sequence[str]) -> tuple[str, ...]:
+        """Paths of the notes that link to any note ``names`` means (the ``linked_to`` filter)."""
+        from .notes import NoteIndex
+
+        index = NoteIndex(self.store.records())
+        for name in names:
+            if index.resolve(name) is None:
+                raise InvalidRequest("linked_to", f"no note named {name!r}; get_note or list_documents shows the notes")
+        return tuple(sorted({r.path for r in index.linking_to(names)}))
 
     def documents_in_scope(self, request: SearchRequest) -> int:
         """How many indexed documents a search's scope holds (collections, doc types, path prefix,
@@ -525,8 +611,12 @@ class Docshelf:
         return resolve_note(self.store.records(), name)
 
     def get_note(self, name: str, *, max_chars: int | None = None) -> NoteText:
-        """A note (see ``find_note``) with its text and frontmatter."""
-        record = self.find_note(name)
+        """A note (see ``find_note``) with its text, frontmatter, outgoing links and backlinks."""
+        from .notes import NoteIndex
+
+        records = self.store.records()
+        record = resolve_note(records, name)
+        index = NoteIndex(records)
         doc = self.get_document(DocumentRequest(path=record.path, root=record.root, max_chars=max_chars))
         chunks = self.store.get_chunks(list(doc.chunk_ids[:1]))
         meta: dict[str, Any] = json.loads(chunks[0].metadata_json or "{}") if chunks else {}
@@ -534,6 +624,7 @@ class Docshelf:
         return NoteText(
             record=record, text=doc.text, truncated=doc.truncated, metadata=meta,
             aliases=tuple(str(a) for a in (aliases if isinstance(aliases, list) else [aliases])),
+            links=tuple(index.outgoing(record)), backlinks=tuple(r.path for r in index.backlinks(record)),
         )
 
     def neighbors(self, chunk_id: str, before: int = 1, after: int = 1, *, max_chars: int | None = None) -> list[Chunk]:
@@ -591,8 +682,8 @@ class Docshelf:
         records = self.store.records()
         manifest = self.store.read_manifest() or {}
         return IndexStatus(
-            index_dir=str(self.index_dir), model=self.embedder.model_id, dimensions=self.embedder.dimensions,
-            model_loaded=self.embedder.loaded, store="lancedb", roots=tuple(str(r) for r in self.roots),
+            index_dir=self.location, model=self.embedder.model_id, dimensions=self.embedder.dimensions,
+            model_loaded=self.embedder.loaded, store=getattr(self.store, "name", "lancedb"), roots=tuple(str(r) for r in self.roots),
             documents=sum(1 for r in records if r.status == "indexed"), chunks=self.store.count_chunks(),
             failed={r.path: r.error for r in records if r.status == "failed"}, collections=tuple(self.collections()),
             last_indexed_at=manifest.get("last_indexed_at"),

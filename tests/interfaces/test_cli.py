@@ -99,6 +99,11 @@ def test_dry_run_lists_reasons(run, tmp_path, write):
     code, out, _ = run("index", str(tmp_path / "docs"), "--dry-run")
     assert code == 0
     assert out.splitlines() == ["add     a.md", "skip    logo.png (unsupported format)", "0 unchanged"]
+    assert not (tmp_path / "index").exists()  # a dry run creates nothing, not even the index folder
+    run("index", str(tmp_path / "docs"))
+    write(tmp_path / "docs", "b.md", "# B\n\nbeta")
+    code, out, _ = run("index", str(tmp_path / "docs"), "--dry-run")
+    assert (code, out.splitlines()) == (0, ["add     b.md", "skip    logo.png (unsupported format)", "1 unchanged"])
 
 
 def test_config_file_sets_collections(run, tmp_path, write):

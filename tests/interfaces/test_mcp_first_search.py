@@ -134,7 +134,7 @@ def test_a_preset_whose_scope_is_empty_says_so(tmp_path: Path) -> None:
             assert "Searches only doc types glossary" in tools["search_glossary"].description
             res = await call(c, "search_glossary", query="frobnicator")
             assert res["hits"] == []
-            assert res["note"] == ("no indexed document is in this tool's scope (doc types glossary), so it cannot "
+            assert res["note"] == ("no indexed document is in this tool's scope (doc types glossary, definition), so it cannot "
                                    "find anything yet; search_docs searches everything")
             assert (await call(c, "search_docs", query="frobnicator"))["note"] == ""
 

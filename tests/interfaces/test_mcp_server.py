@@ -27,7 +27,8 @@ from mcp_harness import (
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(180)]
 
 TOOLS = {
-    "search_docs": {"query", "k", "mode", "collection", "doc_type", "date_from", "date_to", "path_prefix", "tags"},
+    "search_docs": {"query", "k", "mode", "collection", "doc_type", "date_from", "date_to", "path_prefix", "tags",
+                    "linked_to"},
     "search_glossary": {"query", "k", "mode"},
     "get_document": {"path", "doc_id", "lines", "page", "section", "max_chars"},
     "read_neighbors": {"chunk_id", "before", "after"},

@@ -60,7 +60,8 @@ def test_code_blocks_literal_blocks_and_doctests(tmp_path: Path) -> None:
         "Then ::\n\n    $ app run\n"
     ))
     assert blocks(doc)[1:] == [
-        ("code", "app.py:\n```python\nimport os\n\nprint(os.sep)\n```", ("Code",), 4, 10),
+        ("paragraph", "app.py:", ("Code",), 4, 5),
+        ("code", "```python\nimport os\n\nprint(os.sep)\n```", ("Code",), 4, 10),
         ("paragraph", "Run this:", ("Code",), 12, 12),
         ("code", "```\n$ app --help\n```", ("Code",), 14, 14),
         ("paragraph", "A lone marker:", ("Code",), 16, 16),
@@ -166,7 +167,8 @@ def test_include_and_literalinclude_stay_inside_the_root(tmp_path: Path, tmp_pat
     assert blocks(doc)[1:] == [
         ("paragraph", "Shared paragraph.", ("Guide",), 4, 4),
         ("code", "```python\ndef run(self):\n    return 1\n```", ("Guide",), 6, 6),
-        ("code", "Demo:\n```python\nimport os\nclass Demo:\n    def run(self):\n```", ("Guide",), 9, 9),
+        ("paragraph", "Demo:", ("Guide",), 9, 9),  # an include's lines all cite its directive
+        ("code", "```python\nimport os\nclass Demo:\n    def run(self):\n```", ("Guide",), 9, 9),
     ]
     assert doc.metadata["includes"] == ["docs/shared/note.rst", "examples/demo.py"]
     # A leading "/" means the top of the docs in Sphinx, so an absolute path is looked up there.

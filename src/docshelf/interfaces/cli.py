@@ -16,10 +16,10 @@ from rich.text import Text
 
 from ..errors import DocshelfError, InvalidRequest
 from ..requests import DocumentListRequest, DocumentRequest, SearchRequest
-from .cli_app import app, err, out
+from .cli_app import app, err, out, settings
 from .cli_app import print_json as _print_json
 from .cli_app import service as _service
-from .output import citation
+from .output import citation, to_jsonable
 
 __all__ = ["app", "main"]
 
@@ -36,9 +36,13 @@ def index(
     from .progress import IndexProgressBar
 
     # --force may start over, so an index built with another model or schema is no obstacle.
-    service = _service(rebuild=force and not dry_run, create=True)
-    with IndexProgressBar(err, enabled=not dry_run) as bar:
-        report = service.index(paths or None, force=force, dry_run=dry_run, progress=bar)
+    if dry_run:  # creates nothing, even when there is no index yet
+        from ..service import Docshelf
+
+        report = Docshelf.plan(settings(), paths or None, force=force)
+    else:
+        with IndexProgressBar(err) as bar:
+            report = _service(rebuild=force, create=True).index(paths or None, force=force, progress=bar)
     for warning in report.warnings:
         err.print(f"[yellow]Warning:[/] {escape(warning)}")
     if as_json:
@@ -85,6 +89,7 @@ def search(
     glob: Annotated[Optional[str], typer.Option("--glob", help="Only paths matching this glob.")] = None,
     date_from: Annotated[Optional[str], typer.Option("--from", help="Dated on or after this day (ISO 8601: YYYY-MM-DD or a date-time).")] = None,
     date_to: Annotated[Optional[str], typer.Option("--to", help="Dated on or before this day (ISO 8601: YYYY-MM-DD or a date-time).")] = None,
+    linked_to: Annotated[Optional[list[str]], typer.Option("--linked-to", help="Only notes linking to this note ([[wiki links]]).")] = None,
     min_score: Annotated[float, typer.Option("--min-score", help="Drop hits below this score (0-1).")] = 0.0,
     as_json: Annotated[bool, typer.Option("--json", help="Print hits as JSON.")] = False,
 ) -> None:
@@ -92,7 +97,7 @@ def search(
     request = _request(
         SearchRequest, query=query, k=k, mode=mode, collections=collection, doc_types=doc_type, tags_any=tag,
         tags_all=all_tag, fields=field, path_prefix=path_prefix, path_glob=glob, date_from=date_from, date_to=date_to,
-        min_score=min_score,
+        min_score=min_score, linked_to=linked_to,
     )
     result = _service().search(request)
     if as_json:
@@ -119,7 +124,7 @@ def search(
 FLAGS = {
     "query": "QUERY", "k": "-k", "mode": "--mode", "collections": "--collection", "doc_types": "--type",
     "tags_any": "--tag", "tags_all": "--all-tag", "fields": "--field", "path_prefix": "--path", "path_glob": "--glob",
-    "date_from": "--from", "date_to": "--to", "min_score": "--min-score", "path": "PATH", "lines": "--lines",
+    "date_from": "--from", "date_to": "--to", "min_score": "--min-score", "linked_to": "--linked-to", "path": "PATH", "lines": "--lines",
     "page": "--page", "section": "--section", "limit": "--limit", "cursor": "--cursor", "collection": "--collection",
 }
 
@@ -234,11 +239,36 @@ def roots_remove(path: Annotated[Path, typer.Argument(help="The root to forget, 
     out.print(f"Removed {escape(info.path)} and its {info.documents + info.failed} documents from the index.")
 
 
+@app.command()
+def migrate(
+    to: Annotated[str, typer.Option("--to", help="Target store: postgresql://…, qdrant://…, qdrant+https://… or a folder (embedded).")],
+    sample: Annotated[int, typer.Option("--sample", help="Searches to compare between the stores at the end.")] = 20,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+) -> None:
+    """Copy the index (vectors included, no re-embedding) to another store; resumable, verified at the end."""
+    report = _service().migrate_to(to, sample=sample)
+    if as_json:
+        _print_json({**to_jsonable(report), "ok": report.ok})
+    else:
+        out.print(
+            f"Copied {report.copied} documents ({report.chunks} chunks), skipped {report.skipped} already there, "
+            f"removed {report.removed}; {report.target_chunks}/{report.source_chunks} chunks on the target."
+        )
+        out.print(
+            f"Sample of {report.searches}: {report.vector_self_found} found by their vector, "
+            f"{report.keyword_self_found} by their words; top-10 overlap {report.vector_overlap:.2f}."
+        )
+        for problem in report.problems:
+            err.print(f"[red]problem:[/] {escape(problem)}")
+    if not report.ok:
+        raise typer.Exit(1)
+
+
 def _register_more_commands() -> None:
     """Commands that live in their own modules (server, evaluation) attach themselves to ``app``."""
     import importlib
 
-    for name in ("cli_serve", "cli_doctor", "cli_eval"):
+    for name in ("cli_serve", "cli_doctor", "cli_eval", "cli_api"):
         try:
             importlib.import_module(f"{__package__}.{name}")
         except ModuleNotFoundError as exc:

@@ -40,11 +40,21 @@ def serve(
     max_response_chars: Annotated[int, typer.Option("--max-response-chars", envvar="DOCSHELF_MAX_RESPONSE_CHARS", help="Size budget of one search response.")] = 20_000,
     writer_retry: Annotated[float, typer.Option("--writer-retry", envvar="DOCSHELF_WRITER_RETRY", help="Seconds between a reader's tries to become the writer.")] = 3.0,
     log_file: Annotated[Optional[Path], typer.Option("--log-file", envvar="DOCSHELF_LOG_FILE", help="Rotating log file (10 MB × 5); default in the user log dir.")] = None,
+    profile: Annotated[Optional[str], typer.Option("--profile", envvar="DOCSHELF_PROFILE", help="Add the tools of another server: vault, docs or builder (see docs/mcp.md).")] = None,
+    api: Annotated[bool, typer.Option("--api", help="HTTP: also serve the HTTP API and search page (as `docshelf api`) beside /mcp.")] = False,
+    ingest_token: Annotated[Optional[str], typer.Option("--ingest-token", envvar="DOCSHELF_INGEST_TOKEN", help="With --api: accept pushed records with this bearer token.")] = None,
+    max_body_mb: Annotated[float, typer.Option("--max-body-mb", envvar="DOCSHELF_MAX_BODY_MB", help="With --api: largest request body, in MB.")] = 64.0,
 ) -> None:
     """Serve the index over MCP (stdio by default): search and reading tools, a live index, one writer per index."""
     from ..logs import setup_logging
 
     config = settings()
+    if profile:
+        from ..profiles import check
+
+        check(profile)
+    if api and not http:
+        raise ConfigError("--api needs --http (the API is served over HTTP, beside MCP at /mcp)")
     # Decide who may connect before anything starts: a refused address costs nothing.
     policy = access_policy(host, token, insecure=insecure, extra_hosts=allow_host or [],
                            extra_origins=allow_origin or []) if http else None
@@ -59,10 +69,18 @@ def serve(
         config, list(paths or []), watch=watch, poll=poll, writer_retry=writer_retry, read_only=read_only
     )
     server = build_server(runtime, response_chars=max_response_chars)
+    if profile:
+        from ..profiles import glossary_scope
+        from .mcp_profiles import add_profile
+
+        add_profile(server, profile, runtime.search, runtime.service, glossary_scope(config), max_response_chars)
     log.info("docshelf serve (%s) pid %d, index %s, log %s", "http" if http else "stdio", os.getpid(),
              config.index_dir, used)
     try:
-        if policy is not None:
+        if policy is not None and api:
+            _serve_http_and_api(server, runtime, policy, port, ingest_token=ingest_token, max_body_mb=max_body_mb,
+                                allow_host=allow_host or [], allow_origin=allow_origin or [])
+        elif policy is not None:
             _serve_http(server, runtime, policy, port)
         else:
             server.run("stdio")
@@ -89,6 +107,24 @@ def _serve_http(server: Any, runtime: Any, policy: AccessPolicy, port: int) -> N
     asgi = AccessGuard(server.streamable_http_app(host=policy.host, transport_security=security), policy)
     runtime.start()
     err.print(f"docshelf MCP over HTTP at http://{policy.host}:{port}/mcp ({policy.describe()})")
+    uvicorn.Server(uvicorn.Config(asgi, host=policy.host, port=port, log_config=None, log_level="warning")).run()
+
+
+def _serve_http_and_api(server: Any, runtime: Any, policy: AccessPolicy, port: int, **options: Any) -> None:
+    """MCP at /mcp and the HTTP API + page everywhere else: one process, one service, one writer."""
+    import uvicorn
+    from mcp.server.transport_security import TransportSecuritySettings
+
+    from .cli_api import build_api
+
+    security = TransportSecuritySettings(enable_dns_rebinding_protection=True,
+                                         allowed_hosts=list(policy.allowed_hosts),
+                                         allowed_origins=list(policy.allowed_origins))
+    mcp_app = server.streamable_http_app(host=policy.host, transport_security=security)
+    asgi, _ = build_api(runtime, policy.host, token=policy.token, insecure=policy.insecure, mcp_app=mcp_app, **options)
+    runtime.start()
+    err.print(f"docshelf MCP at http://{policy.host}:{port}/mcp and the API at http://{policy.host}:{port}/ "
+              f"({policy.describe()}; ingest {'on' if options.get('ingest_token') else 'off'})")
     uvicorn.Server(uvicorn.Config(asgi, host=policy.host, port=port, log_config=None, log_level="warning")).run()
 
 

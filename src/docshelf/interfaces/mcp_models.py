@@ -138,6 +138,11 @@ class StatusOut(BaseModel):
     started_at: str
 
 
+class LinkOut(BaseModel):
+    target: str = Field(description="The link as written in the note ([[target]]).")
+    path: Optional[str] = Field(None, description="The note it resolves to; null when no such note is indexed.")
+
+
 class NoteOut(BaseModel):
     path: str
     title: str
@@ -149,3 +154,5 @@ class NoteOut(BaseModel):
     text: str
     truncated: bool
     uri: str
+    links: list[LinkOut] = Field(default_factory=list, description="Outgoing [[wiki links]], resolved.")
+    backlinks: list[str] = Field(default_factory=list, description="Paths of the notes that link to this one.")

@@ -37,6 +37,7 @@ from .mcp_models import (
     FailedFileOut,
     NeighborChunkOut,
     NeighborsOut,
+    LinkOut,
     NoteOut,
     SearchHitOut,
     SearchOut,
@@ -50,14 +51,6 @@ DEFAULT_RESPONSE_CHARS = 20_000
 START_FALLBACK_S = 1.0
 URI_PREFIX = "docshelf://doc/"
 READ_ONLY = ToolAnnotations(read_only_hint=True, idempotent_hint=True, open_world_hint=False)
-DEFAULT_PRESETS = [
-    SearchPreset(
-        name="glossary",
-        description="Look up a term's definition: searches only documents whose doc type is 'glossary'.",
-        doc_types=["glossary"],
-    )
-]
-
 Mode = Literal["hybrid", "semantic", "keyword", "fuzzy"]
 _F = TypeVar("_F", bound=Callable[..., Any])
 
@@ -80,6 +73,8 @@ def _tool_errors(fn: _F) -> _F:
 
     return wrapper  # type: ignore[return-value]
 
+
+tool_errors = _tool_errors  # for the profile tools (mcp_profiles.py)
 
 _SCHEMA_BOUNDS = {"ge": "minimum", "le": "maximum", "min_length": "minLength", "max_length": "maxLength"}
 
@@ -178,6 +173,7 @@ def build_server(runtime: ServerRuntime, *, response_chars: int = DEFAULT_RESPON
         date_to: arg(SearchRequest, "date_to", Optional[str]) = None,
         path_prefix: arg(SearchRequest, "path_prefix", Optional[str]) = None,
         tags: arg(SearchRequest, "tags_any", Optional[list[str]]) = None,
+        linked_to: arg(SearchRequest, "linked_to", Optional[list[str]]) = None,
     ) -> SearchOut:
         """Search the user's indexed documentation and return the best-matching passages, ranked.
 
@@ -193,7 +189,7 @@ def build_server(runtime: ServerRuntime, *, response_chars: int = DEFAULT_RESPON
         """
         return run_search(SearchRequest(
             query=query, k=k, mode=mode, collections=collection, doc_types=doc_type, date_from=date_from,
-            date_to=date_to, path_prefix=path_prefix, tags_any=tags, max_chars=response_chars,
+            date_to=date_to, path_prefix=path_prefix, tags_any=tags, linked_to=linked_to, max_chars=response_chars,
         ))
 
     scope = _scope_text(settings)
@@ -201,7 +197,7 @@ def build_server(runtime: ServerRuntime, *, response_chars: int = DEFAULT_RESPON
     server.add_tool(search_docs, description=f"{search_desc}\n\n{scope}", annotations=READ_ONLY,
                     title="Search documentation")
 
-    for preset in settings.presets or DEFAULT_PRESETS:
+    for preset in settings.presets:
         name = preset.name if preset.name.startswith("search_") else f"search_{preset.name}"
         server.add_tool(_preset_tool(preset, run_search, response_chars, svc), name=name,
                         description=_preset_description(preset), annotations=READ_ONLY, title=f"Search ({preset.name})")
@@ -263,14 +259,16 @@ def build_server(runtime: ServerRuntime, *, response_chars: int = DEFAULT_RESPON
     ) -> NoteOut:
         """Read one note from a notes vault (Obsidian-style Markdown) by path, name, wiki link, title or alias.
 
-        Returns the note's text and its frontmatter (tags, date, type, aliases).
+        Returns the note's text, its frontmatter (tags, date, type, aliases), the notes it links to
+        (each [[link]] with the note it resolves to) and its backlinks (the notes linking to it).
         """
         note = svc().get_note(path, max_chars=max_chars)
         record = note.record
         return NoteOut(
             path=record.path, title=record.title, doc_type=record.doc_type, tags=list(record.tags), date=record.date,
             aliases=list(note.aliases), metadata=note.metadata, text=note.text, truncated=note.truncated,
-            uri=doc_uri(record.path),
+            uri=doc_uri(record.path), links=[LinkOut(target=l.target, path=l.path) for l in note.links],
+            backlinks=list(note.backlinks),
         )
 
     server.add_tool(get_note, description=inspect.cleandoc(get_note.__doc__ or ""), annotations=READ_ONLY, title="Read a note")

@@ -155,6 +155,41 @@ class ServerRuntime:
             raise DocshelfError(f"docshelf could not open the index: {self.error}")
         return self._service
 
+    def write(self, op: str, request: Any, timeout: float = 120.0) -> Any:
+        """Run one push-ingest write (``op``: upsert, delete or reset; ``request``: its model) as
+        the index's writer and return its result.
+
+        In the writer process it runs on the writer thread, in order with the watcher's
+        batches; in a reader process (another one holds the writer lock) it is handed to the
+        writer through the index folder (``live/spool.py``), so any process can take pushes.
+        """
+        from ..errors import IndexLocked
+        from ..ingest import DeleteResult, UpsertResult
+        from .spool import Spool, run_op
+
+        service = self.service()
+        deadline = time.monotonic() + self.ready_timeout
+        while self.writer is None or self.writer.role == "starting":  # the election takes a moment
+            if time.monotonic() > deadline:
+                raise ServiceStarting("docshelf is still deciding which process writes the index; retry shortly")
+            time.sleep(0.05)
+        data = request.model_dump(mode="json")
+        if self.writer.role == "reader" and not self.read_only:
+            result = Spool(service.index_dir).submit(op, data, timeout)
+            if op == "upsert":
+                return UpsertResult(result["upserted"], result["embedded"], tuple(result["sources"]))
+            return DeleteResult(result["deleted"], tuple(result["sources"]))
+        if self.read_only:
+            raise IndexLocked("this server is read-only (--read-only); it does not write the index")
+        future = self.writer.submit(lambda: run_op(service, op, data))
+        try:
+            return future.result(timeout)
+        except TimeoutError:
+            raise ServiceStarting(
+                "the index writer is busy (indexing the roots); the write is queued and will still run, "
+                "retry the lookup in a while"
+            ) from None
+
     def search(self, request: SearchRequest) -> SearchResult:
         """``Docshelf.search`` as a server answers it: waits (bounded) for a first index that is
         about to finish and for a loading model, then says in the note what is still going on."""

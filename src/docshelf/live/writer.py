@@ -16,10 +16,12 @@ import logging
 import queue
 import threading
 import time
+from collections.abc import Callable
+from concurrent.futures import Future
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..errors import DocshelfError
+from ..errors import DocshelfError, IndexLocked
 from .watcher import RootWatcher
 
 if TYPE_CHECKING:
@@ -29,6 +31,7 @@ log = logging.getLogger(__name__)
 
 OPTIMIZE_EVERY = 25  # live batches between store compactions
 OPTIMIZE_AFTER_S = 300.0
+INGEST_SETTLE_S = 1.0  # after pushed writes, optimize once the queue has been quiet this long
 
 
 class _Progress:
@@ -48,6 +51,22 @@ class _Progress:
 
     def chunks_embedded(self, n: int) -> None:
         pass
+
+
+class _Job:
+    """A write handed to the writer thread (push ingest); its caller waits on ``future``."""
+
+    def __init__(self, work: Callable[[], Any]) -> None:
+        self.work = work
+        self.future: Future[Any] = Future()
+
+    def run(self) -> None:
+        if not self.future.set_running_or_notify_cancel():
+            return
+        try:
+            self.future.set_result(self.work())
+        except BaseException as exc:  # noqa: BLE001 - handed to the waiting caller
+            self.future.set_exception(exc)
 
 
 class WriterLoop:
@@ -81,11 +100,13 @@ class WriterLoop:
         self.last_error = ""
         self.failed: dict[str, str] = {}
         self.missing_roots: list[str] = []
-        self._queue: queue.Queue[tuple[Path, set[str], bool]] = queue.Queue()
+        self._queue: queue.Queue[Any] = queue.Queue()  # (root, rels, rescan) batches and _Jobs
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="docshelf-writer", daemon=True)
         self._batches_since_optimize = 0
         self._last_optimize = time.monotonic()
+        self._jobs_since_optimize = 0
+        self._last_job = 0.0
 
     # -- lifecycle ------------------------------------------------------------------------
     def start(self) -> None:
@@ -157,6 +178,7 @@ class WriterLoop:
             self.phase = "failed"
             log.exception("the index writer stopped")
         finally:
+            self._fail_jobs()
             self.settled.set()
 
     def _existing_roots(self) -> list[Path]:
@@ -200,25 +222,68 @@ class WriterLoop:
     def _enqueue(self, root: Path, rels: set[str], rescan: bool) -> None:
         self._queue.put((root, rels, rescan))
 
+    def submit(self, work: Callable[[], Any]) -> Future[Any]:
+        """Run ``work`` on the writer thread, in order with the watcher's batches.
+
+        Raises ``IndexLocked`` when this process is not the writer (another one is, or
+        ``--read-only``); a job queued while the start-up reconcile runs waits for it.
+        """
+        if self.read_only:
+            raise IndexLocked("this server is read-only (--read-only); it does not write the index")
+        if self.role == "reader" or self._stop.is_set() or self.phase == "failed":
+            raise IndexLocked(
+                f"another docshelf process writes the index at {self.service.index_dir}; "
+                "send writes to that server, or stop it and this one takes over within seconds"
+            )
+        job = _Job(work)
+        self._queue.put(job)
+        return job.future
+
     def _apply_batches(self) -> None:
+        from .spool import Spool
+
+        spool = Spool(self.service.index_dir)  # writes handed over by reader processes
         while not self._stop.is_set():
+            if spool.pending() and spool.process(self.service):
+                self._jobs_since_optimize += 1
+                self._last_job = time.monotonic()
             try:
-                first = self._queue.get(timeout=0.5)
+                first = self._queue.get(timeout=0.25)
             except queue.Empty:
                 self._maybe_optimize(idle=True)
                 continue
             merged: dict[Path, tuple[set[str], bool]] = {}
-            item: tuple[Path, set[str], bool] | None = first
+            item: Any = first
             while item is not None:
-                root, rels, rescan = item
-                have, again = merged.get(root, (set(), False))
-                merged[root] = (have | rels, again or rescan)
+                if isinstance(item, _Job):  # keep order: apply the file batches before it, then run it
+                    self._apply_merged(merged)
+                    merged = {}
+                    item.run()
+                    self._jobs_since_optimize += 1
+                    self._last_job = time.monotonic()
+                else:
+                    root, rels, rescan = item
+                    have, again = merged.get(root, (set(), False))
+                    merged[root] = (have | rels, again or rescan)
                 try:
                     item = self._queue.get_nowait()
                 except queue.Empty:
                     item = None
-            for root, (rels, rescan) in merged.items():
-                self._apply(root, rels, rescan)
+            self._apply_merged(merged)
+
+    def _apply_merged(self, merged: dict[Path, tuple[set[str], bool]]) -> None:
+        for root, (rels, rescan) in merged.items():
+            self._apply(root, rels, rescan)
+
+    def _fail_jobs(self) -> None:
+        """Jobs still queued when the loop stops are refused, not left waiting."""
+        while True:
+            try:
+                item = self._queue.get_nowait()
+            except queue.Empty:
+                return
+            if isinstance(item, _Job) and item.future.set_running_or_notify_cancel():
+                item.future.set_exception(IndexLocked("the server is shutting down; retry against the next writer"))
 
     def _apply(self, root: Path, rels: set[str], rescan: bool) -> None:
         if rescan:
@@ -243,12 +308,17 @@ class WriterLoop:
             )
 
     def _maybe_optimize(self, idle: bool) -> None:
-        if not self._batches_since_optimize:
+        """Compact and bring the indexes up to date when idle: after many live batches, a while
+        after the last one, or soon after a burst of pushed writes (whose rows full-text search
+        would otherwise scan unindexed)."""
+        if not (self._batches_since_optimize or self._jobs_since_optimize) or not idle:
             return
-        due = self._batches_since_optimize >= OPTIMIZE_EVERY or time.monotonic() - self._last_optimize > OPTIMIZE_AFTER_S
-        if idle and due:
+        now = time.monotonic()
+        due = (self._batches_since_optimize >= OPTIMIZE_EVERY or now - self._last_optimize > OPTIMIZE_AFTER_S
+               or (self._jobs_since_optimize and now - self._last_job > INGEST_SETTLE_S))
+        if due:
             self.service.store.optimize()
-            self._batches_since_optimize = 0
+            self._batches_since_optimize = self._jobs_since_optimize = 0
             self._last_optimize = time.monotonic()
 
     def state(self) -> dict[str, Any]:

@@ -28,6 +28,7 @@ from ..models import Chunk, DocumentRecord, IndexReport, ParseContext, ParsedDoc
 from ..protocols import Embedder, Store
 from .chunk import Chunker, chunk_id
 from .discover import discover
+from .obsidian import para_folder
 from .parsers import ParserRegistry
 
 log = logging.getLogger(__name__)
@@ -248,6 +249,8 @@ class Indexer:
             raise
         except Exception as exc:  # a parser bug must not stop the run
             raise ParseError(src.rel_path, f"parser crashed: {type(exc).__name__}: {exc}") from exc
+        if (para := para_folder(src.rel_path)) and "para_folder" not in doc.metadata:
+            doc = replace(doc, metadata={**doc.metadata, "para_folder": para})  # filterable as a field
         collection, collection_type = self.settings.collection_for(src.rel_path)
         doc_type = self.settings.doc_type_for(src.rel_path, doc.metadata.get("type"), collection_type)
         tags = _tags(doc.metadata.get("tags"))
@@ -256,7 +259,7 @@ class Indexer:
             root=str(src.root), path=src.rel_path, sha256=digest, size=src.size, mtime_ns=src.mtime_ns,
             status="indexed", collection=collection, doc_type=doc_type, title=doc.title, format=doc.format,
             page_count=doc.page_count, tags=tags, date=doc_date, indexed_at=time.time(),
-            aliases=_aliases(doc.metadata.get("aliases")),
+            aliases=_aliases(doc.metadata.get("aliases")), links=tuple(doc.metadata.get("links") or ()),
         )
         chunks = self.make_chunks(doc, record)
         return _Pending(replace(record, chunk_count=len(chunks)), chunks)

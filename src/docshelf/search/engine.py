@@ -175,7 +175,11 @@ class Searcher:
             den = {i: den.get(i, 0.0) for i in chunks}
         fused = fuse_hybrid(lex, den, self.options.fusion)
         params = self.options.fusion
-        fused = {i: f * short_prior(len(_WORD.findall(chunks[i].text)), params) for i, f in fused.items()}
+        # Short *whole* sections only (no overlap: not the tail of a long section, e.g. an abstract's last chunk).
+        fused = {
+            i: f * short_prior(len(_WORD.findall(chunks[i].text)), params) if not chunks[i].overlap else f
+            for i, f in fused.items()
+        }
         tokens = code_tokens(query)
         if tokens:  # identifiers and error codes: an exact occurrence weighs more
             fused = {

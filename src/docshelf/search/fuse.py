@@ -32,9 +32,10 @@ class FusionParams:
     # zconf: the displayed score is sigmoid(fused z - offset).
     score_offset: float = 2.0
     min_pool: int = 3
-    # Short-passage prior: a chunk whose body has fewer than short_words words (a one-line
-    # section, a bullet of release notes) ranks as if scored (1 - short_penalty * missing share):
-    # its breadcrumb and a few words match too easily, and it rarely holds the answer itself.
+    # Short-passage prior: a chunk that is a whole short section (fewer than short_words body
+    # words: a one-line section, a bullet of release notes; not the tail of a long section)
+    # ranks as if scored (1 - short_penalty * missing share): its breadcrumb and a few words
+    # match too easily, and it rarely holds the answer itself.
     short_words: int = 40
     short_penalty: float = 0.4
     # Exact code-like tokens (``analysis.code_tokens``): a chunk holding the share s of them

@@ -62,6 +62,8 @@ def to_sql(f: SearchFilters | None) -> str | None:
         parts.append(f"array_has_any(tags, {_list(t.lower().lstrip('#') for t in f.tags_any)})")
     if f.tags_all:
         parts.append(f"array_has_all(tags, {_list(t.lower().lstrip('#') for t in f.tags_all)})")
+    if f.paths is not None:
+        parts.append(f"path IN ({', '.join(quote(p) for p in f.paths)})" if f.paths else "false")
     for key, value in f.fields:
         if not _FIELD_KEY.match(key):
             from ..errors import InvalidQuery

@@ -25,12 +25,14 @@ from ..analysis import searchable_text
 from ..errors import InvalidQuery, StoreError
 from ..models import Chunk, DocumentRecord, SearchFilters
 from .filters import field_token, quote, to_sql
+from .locks import FileWriterLock
 
 log = logging.getLogger(__name__)
 
 CHUNKS = "chunks"
 DOCUMENTS = "documents"
 MANIFEST = "manifest.json"
+WRITER_LOCK = "writer.lock"
 _CHUNK_COLUMNS = [
     "id", "root", "path", "collection", "doc_type", "title", "heading_path", "chunk_index",
     "text", "embed_text", "page", "start_line", "end_line", "tags", "date", "metadata_json", "overlap",
@@ -55,7 +57,7 @@ _DOC_SCHEMA = pa.schema([
     ("collection", pa.string()), ("doc_type", pa.string()), ("title", pa.string()),
     ("error", pa.string()), ("chunk_count", pa.int32()), ("indexed_at", pa.float64()),
     ("format", pa.string()), ("page_count", pa.int32()), ("tags", pa.list_(pa.string())),
-    ("date", pa.string()), ("aliases", pa.list_(pa.string())),
+    ("date", pa.string()), ("aliases", pa.list_(pa.string())), ("links", pa.list_(pa.string())),
 ])
 
 
@@ -77,6 +79,7 @@ def _fields(metadata_json: str) -> list[str]:
 
 
 class LanceStore:
+    name = "lancedb"
     #: Below this many chunks an exact vector scan is fast enough (and exact); above it
     #: optimize() builds an IVF-HNSW-SQ index (recall@10 ≈ 0.96 here; IVF-PQ gave 0.42).
     vector_index_min_rows = 50_000
@@ -148,7 +151,7 @@ class LanceStore:
             "size": r.size, "mtime_ns": r.mtime_ns, "status": r.status, "collection": r.collection,
             "doc_type": r.doc_type, "title": r.title, "error": r.error, "chunk_count": r.chunk_count,
             "indexed_at": r.indexed_at, "format": r.format, "page_count": r.page_count,
-            "tags": list(r.tags), "date": r.date, "aliases": list(r.aliases),
+            "tags": list(r.tags), "date": r.date, "aliases": list(r.aliases), "links": list(r.links),
         }
 
     @staticmethod
@@ -205,7 +208,7 @@ class LanceStore:
                 status=r["status"], collection=r["collection"], doc_type=r["doc_type"], title=r["title"] or "",
                 error=r["error"] or "", chunk_count=r["chunk_count"] or 0, indexed_at=r["indexed_at"] or 0.0,
                 format=r["format"] or "", page_count=r["page_count"], tags=tuple(r["tags"] or ()), date=r["date"],
-                aliases=tuple(r.get("aliases") or ()),
+                aliases=tuple(r.get("aliases") or ()), links=tuple(r.get("links") or ()),
             )
             for r in rows
         ]
@@ -377,6 +380,10 @@ class LanceStore:
             )
         except Exception as exc:  # noqa: BLE001 - without it, search is exact and slower, not wrong
             log.warning("could not build the vector index (search stays exact): %s", exc)
+
+    def writer_lock(self) -> FileWriterLock:
+        """A lock file beside the tables (the OS frees it when the holder dies)."""
+        return FileWriterLock(self.dir / WRITER_LOCK)
 
     def refresh(self) -> None:
         self._chunks.checkout_latest()

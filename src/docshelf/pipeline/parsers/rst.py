@@ -364,10 +364,10 @@ class _Reader:
             while code and not code[-1].strip():
                 code.pop()
             if code:
-                text = _fence(code, language if base != "console" else "console")
-                if options.get("caption"):
-                    text = self._inline(options["caption"]) + ":\n" + text
-                out.append(self._block("code", text, lines))
+                if options.get("caption"):  # its own block, so the code block stays one fence
+                    at = next((k for k, (t, _) in enumerate(lines) if ":caption:" in t), 0)
+                    out.append(self._block("paragraph", self._inline(options["caption"]) + ":", lines[: at + 1]))
+                out.append(self._block("code", _fence(code, language if base != "console" else "console"), lines))
             return
         inner = self.body(content)
         if base in ADMONITIONS:

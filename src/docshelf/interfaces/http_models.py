@@ -1,0 +1,154 @@
+"""The JSON the HTTP API returns (its OpenAPI schema is the contract for builders and scripts).
+
+Hit fields are those of the MCP ``search_docs`` tool, plus ``root``, ``url`` and the
+``highlights`` spans; a pushed record's ``path`` is its ``source`` (a path or a URL).
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from pydantic import BaseModel, Field
+
+
+class ErrorBody(BaseModel):
+    type: str = Field(description="The docshelf error class, e.g. InvalidQuery, NotFound, Unauthorized.")
+    message: str = Field(description="What went wrong and what to do next.")
+    field: Optional[str] = Field(None, description="The request field at fault, when one is.")
+
+
+class ErrorOut(BaseModel):
+    error: ErrorBody
+
+
+class HitOut(BaseModel):
+    rank: int = Field(description="1 = best match.")
+    score: float = Field(description="Relevance in [0, 1]; higher is better.")
+    path: str = Field(description="Document path relative to its root, or a pushed record's source (path or URL).")
+    root: str = Field(description="The indexed folder, or 'push:' for pushed records.")
+    url: Optional[str] = Field(None, description="Where a reader can open the source, when it is on the web.")
+    title: str
+    heading_path: list[str]
+    citation: str = Field(description="Ready-to-quote location: path › headings (page, lines).")
+    page: Optional[int] = None
+    start_line: Optional[int] = None
+    end_line: Optional[int] = None
+    collection: str
+    doc_type: str
+    tags: list[str] = []
+    date: Optional[str] = None
+    chunk_id: str
+    doc_id: str = Field(description="GET /documents/{doc_id} reads the whole document.")
+    text: str
+    text_truncated: bool = False
+    highlights: list[list[int]] = Field(default_factory=list, description="[start, end) character spans of query terms in text.")
+
+
+class SearchOut(BaseModel):
+    query: str
+    mode: str
+    hits: list[HitOut]
+    note: str = ""
+    took_ms: float = 0.0
+
+
+class DocumentOut(BaseModel):
+    path: str
+    root: str
+    title: str
+    collection: str
+    doc_type: str
+    doc_id: str
+    text: str
+    start_line: Optional[int] = None
+    end_line: Optional[int] = None
+    pages: list[int] = []
+    truncated: bool
+    total_chunks: int
+    chunks_returned: int
+
+
+class DocumentInfoOut(BaseModel):
+    path: str
+    root: str
+    title: str
+    collection: str
+    doc_type: str
+    status: str
+    error: str = ""
+    chunks: int
+    format: str
+    tags: list[str] = []
+    date: Optional[str] = None
+    page_count: Optional[int] = None
+    doc_id: str
+
+
+class DocumentsPageOut(BaseModel):
+    documents: list[DocumentInfoOut]
+    total: int = Field(description="Documents matching the filters, over all pages.")
+    next_cursor: Optional[str] = Field(None, description="Pass as cursor for the next page; null on the last page.")
+
+
+class CollectionOut(BaseModel):
+    name: str
+    documents: int
+    chunks: int
+    doc_types: list[str]
+
+
+class CollectionsOut(BaseModel):
+    collections: list[CollectionOut]
+
+
+class FailedOut(BaseModel):
+    path: str
+    reason: str
+
+
+class StatusOut(BaseModel):
+    state: str = Field(description="'opening', 'indexing', 'ready' or 'failed'.")
+    role: str = Field(description="'writer' (this process writes the index) or 'reader'.")
+    model: str
+    model_state: str
+    dimensions: int
+    index_dir: str
+    roots: list[str]
+    documents: int
+    chunks: int
+    pushed_documents: int = Field(description="Documents made of pushed records (root 'push:').")
+    failed: list[FailedOut]
+    last_indexed_at: Optional[str] = None
+    last_error: str = ""
+    ingest_enabled: bool
+
+
+class HealthOut(BaseModel):
+    status: str = Field(description="'ok', 'starting' or 'failed'.")
+    version: str
+    model: Optional[str] = None
+    index_state: str
+    documents: Optional[int] = None
+    chunks: Optional[int] = None
+
+
+class UpsertOut(BaseModel):
+    upserted: int
+    embedded: int = Field(description="Records docshelf embedded itself (no embedding sent, or content changed).")
+    sources: list[str]
+
+
+class LookupRecordOut(BaseModel):
+    id: str
+    source: str
+    sha256: str = Field(description="sha256 of the record's content (UTF-8), hex.")
+
+
+class LookupOut(BaseModel):
+    records: list[LookupRecordOut]
+    missing: list[str] = Field(description="Asked-for ids or sources that are not stored.")
+
+
+class DeleteOut(BaseModel):
+    deleted: int = Field(description="Records removed.")
+    sources: list[str] = Field(description="Sources (documents) touched.")

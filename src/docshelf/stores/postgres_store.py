@@ -1,0 +1,543 @@
+"""PostgreSQL + pgvector store (``store = "postgresql://…"``; extra ``docshelf[postgres]``).
+
+Tables (prefix ``docshelf_`` by default, ``?prefix=name_`` in the URL for several indexes in
+one database): ``chunks`` (one row a chunk: the filter fields in their own indexed columns,
+an HNSW index on the vector, a ``tsvector`` with a GIN index for keyword matching, term
+frequencies for BM25), ``documents`` (records as JSONB), ``terms`` (document frequency of
+every index term, trigram-indexed for fuzzy mode), ``stats`` (chunk and term totals) and
+``meta`` (the manifest and the store schema version). ``terms`` and ``stats`` are kept by
+statement triggers, so any writer (the indexer, ``docshelf migrate``) keeps them right.
+
+Keyword scores are BM25 computed in SQL from those statistics with the analyser in
+``lexical.py`` (Postgres's ``ts_rank`` is not BM25): hybrid fusion gets the scale it expects.
+Every filter is a parameterised predicate in the same query as the ranking (before top-k);
+filtered vector queries use ``hnsw.iterative_scan`` and fall back to an exact scan when the
+index still returns fewer than k rows. A document's replacement is one transaction.
+Reads may go to a replica (``store_read_url``); one writer per index is a session advisory
+lock, released by the server when the writer's connection ends.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import zlib
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+import numpy as np
+
+from ..analysis import searchable_text
+from ..errors import ConfigError, InvalidQuery, StoreError
+from ..models import Chunk, DocumentRecord, SearchFilters
+from . import lexical
+from .filters import _FIELD_KEY, field_token, glob_to_regex
+from .locks import CountingLock
+from .records import doc_key, field_tokens, from_dict, to_dict
+
+log = logging.getLogger(__name__)
+
+STORE_SCHEMA = 1  # bump with a new entry in _MIGRATIONS
+_PREFIX = re.compile(r"^[a-z_][a-z0-9_]{0,30}$")
+_COLS = (
+    "id, root, path, collection, doc_type, title, heading_path, chunk_index, text, embed_text, page, "
+    "start_line, end_line, tags, date, metadata, overlap"
+)
+
+
+def _migrations(p: str, dim: int) -> list[str]:
+    """Schema steps in order; ``meta.store_schema`` says how many have run."""
+    v1 = f"""
+    CREATE TABLE {p}chunks (
+        id text PRIMARY KEY, doc_key text NOT NULL, root text NOT NULL, path text NOT NULL,
+        collection text NOT NULL, doc_type text NOT NULL, title text NOT NULL DEFAULT '',
+        heading_path text[] NOT NULL DEFAULT '{{}}', chunk_index int NOT NULL, text text NOT NULL,
+        embed_text text NOT NULL, page int, start_line int, end_line int, tags text[] NOT NULL DEFAULT '{{}}',
+        date text, fields text[] NOT NULL DEFAULT '{{}}', metadata jsonb NOT NULL DEFAULT '{{}}',
+        overlap int NOT NULL DEFAULT 0, tsv tsvector NOT NULL, tf jsonb NOT NULL, tlen int NOT NULL,
+        embedding vector({dim}) NOT NULL);
+    CREATE INDEX {p}chunks_doc ON {p}chunks (doc_key, chunk_index);
+    CREATE INDEX {p}chunks_collection ON {p}chunks (collection);
+    CREATE INDEX {p}chunks_doc_type ON {p}chunks (doc_type);
+    CREATE INDEX {p}chunks_date ON {p}chunks (date);
+    CREATE INDEX {p}chunks_path ON {p}chunks (path text_pattern_ops);
+    CREATE INDEX {p}chunks_tags ON {p}chunks USING gin (tags);
+    CREATE INDEX {p}chunks_fields ON {p}chunks USING gin (fields);
+    CREATE INDEX {p}chunks_tsv ON {p}chunks USING gin (tsv);
+    CREATE INDEX {p}chunks_embedding ON {p}chunks USING hnsw (embedding vector_cosine_ops);
+    CREATE TABLE {p}documents (doc_key text PRIMARY KEY, root text NOT NULL, path text NOT NULL, record jsonb NOT NULL);
+    CREATE TABLE {p}terms (term text PRIMARY KEY, df int NOT NULL);
+    CREATE INDEX {p}terms_trgm ON {p}terms USING gin (term gin_trgm_ops);
+    CREATE TABLE {p}stats (id int PRIMARY KEY, chunks bigint NOT NULL, terms bigint NOT NULL);
+    INSERT INTO {p}stats VALUES (1, 0, 0);
+    CREATE FUNCTION {p}count_in() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
+        INSERT INTO {p}terms (term, df) SELECT t, count(*) FROM new_rows, jsonb_object_keys(new_rows.tf) t GROUP BY t
+            ON CONFLICT (term) DO UPDATE SET df = {p}terms.df + EXCLUDED.df;
+        UPDATE {p}stats SET chunks = chunks + n, terms = terms + l
+            FROM (SELECT count(*) n, coalesce(sum(tlen), 0) l FROM new_rows) s;
+        RETURN NULL; END $$;
+    CREATE FUNCTION {p}count_out() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
+        WITH gone AS (SELECT t, count(*) n FROM old_rows, jsonb_object_keys(old_rows.tf) t GROUP BY t),
+             upd AS (UPDATE {p}terms SET df = {p}terms.df - gone.n FROM gone WHERE {p}terms.term = gone.t
+                     RETURNING {p}terms.term, {p}terms.df)
+        DELETE FROM {p}terms WHERE term IN (SELECT term FROM upd WHERE df <= 0);
+        UPDATE {p}stats SET chunks = chunks - n, terms = terms - l
+            FROM (SELECT count(*) n, coalesce(sum(tlen), 0) l FROM old_rows) s;
+        RETURN NULL; END $$;
+    CREATE TRIGGER {p}chunks_in AFTER INSERT ON {p}chunks REFERENCING NEW TABLE AS new_rows
+        FOR EACH STATEMENT EXECUTE FUNCTION {p}count_in();
+    CREATE TRIGGER {p}chunks_out AFTER DELETE ON {p}chunks REFERENCING OLD TABLE AS old_rows
+        FOR EACH STATEMENT EXECUTE FUNCTION {p}count_out();
+    CREATE TRIGGER {p}chunks_up_out AFTER UPDATE ON {p}chunks REFERENCING OLD TABLE AS old_rows
+        FOR EACH STATEMENT EXECUTE FUNCTION {p}count_out();
+    CREATE TRIGGER {p}chunks_up_in AFTER UPDATE ON {p}chunks REFERENCING NEW TABLE AS new_rows
+        FOR EACH STATEMENT EXECUTE FUNCTION {p}count_in();
+    """
+    return [v1]
+
+
+def parse_url(url: str) -> tuple[str, str]:
+    """The libpq URL without docshelf's own ``prefix`` parameter, and that prefix."""
+    parts = urlsplit(url)
+    query = parse_qsl(parts.query, keep_blank_values=True)
+    prefix = next((v for k, v in query if k == "prefix"), "docshelf_")
+    if not _PREFIX.match(prefix):
+        raise ConfigError(f"table prefix {prefix!r} must be lower-case letters, digits and '_' (at most 31)")
+    rest = urlencode([(k, v) for k, v in query if k != "prefix"])
+    return urlunsplit((parts.scheme, parts.netloc, parts.path, rest, parts.fragment)), prefix
+
+
+def _vector_text(v: np.ndarray) -> str:
+    return "[" + ",".join(map(repr, np.asarray(v, dtype=np.float32).tolist())) + "]"
+
+
+def _tsquery(terms: Sequence[str]) -> str:
+    return " | ".join("'" + t.replace("\\", "\\\\").replace("'", "''") + "'" for t in terms)
+
+
+def _tsvector(terms: Sequence[str]) -> str:
+    return " ".join("'" + t.replace("\\", "\\\\").replace("'", "''") + "'" for t in terms)
+
+
+def filter_sql(f: SearchFilters | None, alias: str = "c") -> tuple[str, list[Any]]:
+    """SearchFilters → a parameterised predicate over the chunks table (``TRUE`` when none)."""
+    if f is None:
+        return "TRUE", []
+    parts: list[str] = []
+    params: list[Any] = []
+    a = alias
+    if f.collections:
+        parts.append(f"{a}.collection = ANY(%s)")
+        params.append(list(f.collections))
+    if f.doc_types:
+        parts.append(f"{a}.doc_type = ANY(%s)")
+        params.append(list(f.doc_types))
+    if f.date_from or f.date_to:
+        parts.append(f"{a}.date IS NOT NULL")
+        if f.date_from:
+            parts.append(f"{a}.date >= %s")
+            params.append(f.date_from)
+        if f.date_to:
+            parts.append(f"{a}.date <= %s")
+            params.append(f.date_to)
+    if f.path_prefix:
+        parts.append(f"starts_with({a}.path, %s)")
+        params.append(f.path_prefix.lstrip("/"))
+    if f.path_glob:
+        parts.append(f"{a}.path ~ %s")
+        params.append(glob_to_regex(f.path_glob))
+    if f.tags_any:
+        parts.append(f"{a}.tags && %s::text[]")
+        params.append([t.lower().lstrip("#") for t in f.tags_any])
+    if f.tags_all:
+        parts.append(f"{a}.tags @> %s::text[]")
+        params.append([t.lower().lstrip("#") for t in f.tags_all])
+    if f.paths is not None:
+        parts.append(f"{a}.path = ANY(%s)")
+        params.append(list(f.paths))
+    for key, value in f.fields:
+        if not _FIELD_KEY.match(key):
+            raise InvalidQuery(f"field name {key!r} may hold only letters, digits, '_', '.' and '-'")
+        parts.append(f"{a}.fields @> %s::text[]")
+        params.append([field_token(key, value)])
+    return (" AND ".join(parts) if parts else "TRUE"), params
+
+
+class PostgresStore:
+    name = "postgres"
+
+    def __init__(self, url: str, dimensions: int, *, read_url: str | None = None, pool_size: int = 4) -> None:
+        try:
+            import psycopg  # noqa: F401
+            from psycopg_pool import ConnectionPool
+        except ImportError as exc:
+            raise ConfigError("the PostgreSQL store needs `pip install 'docshelf[postgres]'`") from exc
+        self.url, self.prefix = parse_url(url)
+        self.dimensions = dimensions
+        self._pool = self._open_pool(ConnectionPool, self.url, pool_size)
+        self._read_pool = self._pool
+        if read_url:
+            read, _ = parse_url(read_url)
+            self._read_pool = self._open_pool(ConnectionPool, read, pool_size)
+        self._migrate()
+
+    @staticmethod
+    def _open_pool(cls, conninfo: str, size: int):
+        pool = cls(conninfo, min_size=1, max_size=size, open=False, timeout=30)
+        try:
+            pool.open(wait=True, timeout=30)
+        except Exception as exc:  # psycopg_pool.PoolTimeout, OperationalError
+            pool.close()
+            raise StoreError(f"cannot connect to PostgreSQL at {_redact(conninfo)}: {exc}") from exc
+        return pool
+
+    def close(self) -> None:
+        self._pool.close()
+        if self._read_pool is not self._pool:
+            self._read_pool.close()
+
+    # -- connections ----------------------------------------------------------------------
+    @contextmanager
+    def _write(self) -> Iterator[Any]:
+        """One transaction on the primary (committed on exit, rolled back on error)."""
+        import psycopg
+
+        try:
+            with self._pool.connection() as conn, conn.transaction(), conn.cursor() as cur:
+                yield cur
+        except psycopg.Error as exc:
+            raise StoreError(f"PostgreSQL write failed: {exc}") from exc
+
+    @contextmanager
+    def _read(self) -> Iterator[Any]:
+        import psycopg
+
+        try:
+            with self._read_pool.connection() as conn, conn.transaction(), conn.cursor() as cur:
+                yield cur
+        except psycopg.errors.InvalidRegularExpression as exc:
+            raise InvalidQuery(f"the index could not run this query: {exc}") from exc
+        except psycopg.Error as exc:
+            raise StoreError(f"PostgreSQL read failed: {exc}") from exc
+
+    def _t(self, name: str) -> str:
+        return f"{self.prefix}{name}"
+
+    # -- schema ---------------------------------------------------------------------------
+    def _schema_version(self) -> int:
+        """The store schema the tables are at (0: none yet), read without writing anything."""
+        meta = self._t("meta")
+        with self._write() as cur:
+            cur.execute("SELECT to_regclass(%s) IS NOT NULL", (meta,))
+            if not cur.fetchone()[0]:
+                return 0
+            cur.execute(f"SELECT value FROM {meta} WHERE key = 'store_schema'")
+            row = cur.fetchone()
+            return int(row[0]) if row else 0
+
+    def _migrate(self) -> None:
+        """Create or upgrade the tables, under a transaction-scoped advisory lock (one migrator).
+        An index already at this schema is left alone: opening it runs no DDL (readers never write)."""
+        if self._schema_version() == STORE_SCHEMA:
+            return
+        meta = self._t("meta")
+        with self._write() as cur:
+            cur.execute("SELECT pg_advisory_xact_lock(%s)", (self._lock_key("schema"),))
+            cur.execute("CREATE EXTENSION IF NOT EXISTS vector")
+            cur.execute("CREATE EXTENSION IF NOT EXISTS pg_trgm")
+            cur.execute(f"CREATE TABLE IF NOT EXISTS {meta} (key text PRIMARY KEY, value jsonb NOT NULL)")
+            cur.execute(f"SELECT value FROM {meta} WHERE key = 'store_schema'")
+            row = cur.fetchone()
+            have = int(row[0]) if row else 0
+            if have > STORE_SCHEMA:
+                raise StoreError(
+                    f"the PostgreSQL index uses store schema {have}, newer than this docshelf ({STORE_SCHEMA}); upgrade docshelf"
+                )
+            for step in _migrations(self.prefix, self.dimensions)[have:]:
+                cur.execute(step)
+            if have < STORE_SCHEMA:
+                cur.execute(
+                    f"INSERT INTO {meta} VALUES ('store_schema', %s) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value",
+                    (json.dumps(STORE_SCHEMA),),
+                )
+
+    def _lock_key(self, what: str) -> int:
+        return zlib.crc32(f"docshelf:{self.prefix}:{what}".encode()) - 2**31
+
+    # -- manifest ---------------------------------------------------------------------------
+    def read_manifest(self) -> dict[str, Any] | None:
+        with self._read() as cur:
+            cur.execute(f"SELECT value FROM {self._t('meta')} WHERE key = 'manifest'")
+            row = cur.fetchone()
+        if row is None:
+            return None
+        return {**row[0], "store": {"backend": self.name, "schema": STORE_SCHEMA}}
+
+    def write_manifest(self, manifest: dict[str, Any]) -> None:
+        value = {k: v for k, v in manifest.items() if k != "store"}
+        with self._write() as cur:
+            cur.execute(
+                f"INSERT INTO {self._t('meta')} VALUES ('manifest', %s::jsonb) "
+                "ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value",
+                (json.dumps(value),),
+            )
+
+    # -- writes ---------------------------------------------------------------------------
+    def _chunk_row(self, c: Chunk, v: np.ndarray) -> tuple:
+        tf, length = lexical.term_counts(searchable_text(c.embed_text))
+        return (
+            c.id, doc_key(c.root, c.path), c.root, c.path, c.collection, c.doc_type, c.title, list(c.heading_path),
+            c.chunk_index, c.text, c.embed_text, c.page, c.start_line, c.end_line, [t.lower() for t in c.tags],
+            c.date, field_tokens(c.metadata_json), c.metadata_json or "{}", c.overlap, _tsvector(list(tf)),
+            json.dumps(tf), length, _vector_text(v),
+        )
+
+    def replace_documents(self, items: Sequence[tuple[DocumentRecord, Sequence[Chunk], np.ndarray]]) -> None:
+        """Delete the documents' chunks and insert the new ones, records included: one transaction."""
+        if not items:
+            return
+        rows = []
+        for _, chunks, vectors in items:
+            if len(chunks) != len(vectors):
+                raise StoreError(f"{len(chunks)} chunks but {len(vectors)} vectors")
+            if len(vectors) and np.asarray(vectors).shape[1] != self.dimensions:
+                raise StoreError(f"vectors have {np.asarray(vectors).shape[1]} dimensions, the index has {self.dimensions}")
+            rows.extend(self._chunk_row(c, v) for c, v in zip(chunks, vectors, strict=True))
+        keys = [doc_key(r.root, r.path) for r, _, _ in items]
+        with self._write() as cur:
+            cur.execute(f"DELETE FROM {self._t('chunks')} WHERE doc_key = ANY(%s)", (keys,))
+            if rows:
+                columns = (
+                    "id, doc_key, root, path, collection, doc_type, title, heading_path, chunk_index, text, embed_text, "
+                    "page, start_line, end_line, tags, date, fields, metadata, overlap, tsv, tf, tlen, embedding"
+                )
+                with cur.copy(f"COPY {self._t('chunks')} ({columns}) FROM STDIN") as copy:
+                    for row in rows:
+                        copy.write_row(row)
+            self._put_records(cur, [r for r, _, _ in items])
+
+    def _put_records(self, cur, records: Sequence[DocumentRecord]) -> None:
+        cur.executemany(
+            f"INSERT INTO {self._t('documents')} VALUES (%s, %s, %s, %s::jsonb) "
+            "ON CONFLICT (doc_key) DO UPDATE SET record = EXCLUDED.record",
+            [(doc_key(r.root, r.path), r.root, r.path, json.dumps(to_dict(r))) for r in records],
+        )
+
+    def put_records(self, records: Sequence[DocumentRecord]) -> None:
+        if records:
+            with self._write() as cur:
+                self._put_records(cur, records)
+
+    def delete_documents(self, keys: Sequence[tuple[str, str]]) -> None:
+        if not keys:
+            return
+        wanted = [doc_key(root, path) for root, path in keys]
+        with self._write() as cur:
+            cur.execute(f"DELETE FROM {self._t('chunks')} WHERE doc_key = ANY(%s)", (wanted,))
+            cur.execute(f"DELETE FROM {self._t('documents')} WHERE doc_key = ANY(%s)", (wanted,))
+
+    # -- reads ------------------------------------------------------------------------------
+    def records(self) -> list[DocumentRecord]:
+        with self._read() as cur:
+            cur.execute(f"SELECT record FROM {self._t('documents')} ORDER BY root, path")
+            return [from_dict(DocumentRecord, r[0]) for r in cur.fetchall()]
+
+    @staticmethod
+    def _to_chunk(r: Sequence[Any]) -> Chunk:
+        (cid, root, path, collection, doc_type, title, heading_path, chunk_index, text, embed_text, page,
+         start_line, end_line, tags, date, metadata, overlap) = r[:17]
+        return Chunk(
+            id=cid, root=root, path=path, collection=collection, doc_type=doc_type, title=title,
+            heading_path=tuple(heading_path or ()), chunk_index=chunk_index, text=text, embed_text=embed_text,
+            page=page, start_line=start_line, end_line=end_line, tags=tuple(tags or ()), date=date,
+            metadata_json=json.dumps(metadata) if not isinstance(metadata, str) else metadata, overlap=overlap,
+        )
+
+    def vector_search(self, vector: np.ndarray, k: int, filters: SearchFilters | None = None) -> list[tuple[Chunk, float]]:
+        where, params = filter_sql(filters)
+        sql = (
+            f"WITH hits AS MATERIALIZED (SELECT {_COLS}, embedding <=> %s::vector AS distance "
+            f"FROM {self._t('chunks')} c WHERE {where} ORDER BY distance LIMIT %s) "
+            "SELECT * FROM hits ORDER BY distance, id"
+        )
+        args = [_vector_text(vector), *params, k]
+        with self._read() as cur:
+            cur.execute("SELECT set_config('hnsw.ef_search', %s, true)", (str(min(1000, max(40, k))),))
+            cur.execute("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true)")
+            cur.execute(sql, args)
+            rows = cur.fetchall()
+            if len(rows) < k and where != "TRUE":
+                # A very selective filter can exhaust the iterative scan: scan the matches exactly.
+                cur.execute("SELECT set_config('enable_indexscan', 'off', true)")
+                cur.execute(sql, args)
+                rows = cur.fetchall()
+        return [(self._to_chunk(r), 1.0 - float(r[17])) for r in rows]
+
+    def _weights(self, cur, weighted: dict[str, float]) -> tuple[list[str], list[float], float, float]:
+        """Per-term BM25 weights (boost · idf · (k1 + 1)) of the terms the index holds, and the
+        length normalisation ``k1·(1 − b)`` + ``k1·b/avgdl`` · length as two constants."""
+        cur.execute(f"SELECT chunks, terms FROM {self._t('stats')}")
+        n, total = cur.fetchone()
+        cur.execute(f"SELECT term, df FROM {self._t('terms')} WHERE term = ANY(%s)", (list(weighted),))
+        found = dict(cur.fetchall())
+        terms = [t for t in weighted if found.get(t)]
+        weights = [weighted[t] * lexical.idf(max(n, 1), found[t]) * (lexical.K1 + 1) for t in terms]
+        avgdl = total / n if n else 1.0
+        return terms, weights, lexical.K1 * (1 - lexical.B), lexical.K1 * lexical.B / max(avgdl, 1e-9)
+
+    def _bm25(self, cur, weighted: dict[str, float], match: str, params: list[Any], k: int) -> list[tuple]:
+        """BM25 (see ``lexical``) of the rows matching ``match``: term weights are computed once,
+        then each row costs a few JSONB lookups (no per-row joins)."""
+        terms, weights, base, per_len = self._weights(cur, weighted)
+        if not terms:
+            return []
+        lookups = ", ".join(f"coalesce((c.tf ->> %s)::float8, 0) AS t{i}" for i in range(len(terms)))
+        score = " + ".join(f"%s * x.t{i} / (x.t{i} + %s + %s * c.tlen)" for i in range(len(terms)))
+        score_args: list[Any] = []
+        for w in weights:
+            score_args += [w, base, per_len]
+        sql = (
+            f"SELECT {_COLS}, {score} AS score FROM {self._t('chunks')} c "
+            f"CROSS JOIN LATERAL (SELECT {lookups}) x WHERE c.tsv @@ %s::tsquery AND {match} "
+            "ORDER BY score DESC, id LIMIT %s"
+        )
+        cur.execute(sql, [*score_args, *terms, _tsquery(terms), *params, k])
+        return cur.fetchall()
+
+    def text_search(
+        self, query: str, k: int, filters: SearchFilters | None = None, fuzziness: int | None = 0
+    ) -> list[tuple[Chunk, float]]:
+        """BM25 over the chunk's searchable text; ``fuzziness`` as in the embedded store
+        (``None``: edit distance by word length; the exact term counts double)."""
+        weighted = lexical.query_terms(query) if fuzziness == 0 else self._fuzzy_terms(query, fuzziness)
+        if not weighted:
+            return []
+        where, params = filter_sql(filters)
+        with self._read() as cur:
+            rows = self._bm25(cur, weighted, where, params, k)
+        return [(self._to_chunk(r), float(r[17])) for r in rows if r[17] > 0]
+
+    def _fuzzy_terms(self, query: str, fuzziness: int | None) -> dict[str, float]:
+        """Index terms near each query word, found through the trigram index on ``terms``."""
+        words = list(dict.fromkeys(lexical.words(query)))
+        if not words:
+            return {}
+        near: dict[str, list[str]] = {w: [] for w in words}
+        with self._read() as cur:
+            cur.execute("SELECT set_config('pg_trgm.similarity_threshold', '0.2', true)")
+            cur.execute(
+                f"SELECT w, t.term FROM unnest(%s::text[]) w, LATERAL (SELECT term FROM {self._t('terms')} "
+                "WHERE term %% w ORDER BY term <-> w, term LIMIT 60) t",
+                (words,),
+            )
+            for word, term in cur.fetchall():
+                near[word].append(term)
+        return lexical.fuzzy_terms(query, fuzziness, lambda w: near.get(w, ()))
+
+    # Scoring known candidates (hybrid search fills in the score the other retriever missed).
+    def vector_scores(self, vector: np.ndarray, ids: Sequence[str]) -> dict[str, float]:
+        if not ids:
+            return {}
+        with self._read() as cur:
+            cur.execute(
+                f"SELECT id, 1 - (embedding <=> %s::vector) FROM {self._t('chunks')} WHERE id = ANY(%s)",
+                (_vector_text(vector), list(ids)),
+            )
+            return {i: float(s) for i, s in cur.fetchall()}
+
+    def text_scores(self, query: str, ids: Sequence[str]) -> dict[str, float]:
+        weighted = lexical.query_terms(query)
+        if not ids or not weighted:
+            return {}
+        with self._read() as cur:
+            rows = self._bm25(cur, weighted, "c.id = ANY(%s)", [list(ids)], len(ids))
+        return {r[0]: float(r[17]) for r in rows if r[17] > 0}
+
+    def get_chunks(self, ids: Sequence[str]) -> list[Chunk]:
+        if not ids:
+            return []
+        with self._read() as cur:
+            cur.execute(f"SELECT {_COLS} FROM {self._t('chunks')} c WHERE id = ANY(%s)", (list(ids),))
+            found = {r[0]: self._to_chunk(r) for r in cur.fetchall()}
+        return [found[i] for i in ids if i in found]
+
+    def document_chunks(self, root: str, path: str) -> list[Chunk]:
+        with self._read() as cur:
+            cur.execute(
+                f"SELECT {_COLS} FROM {self._t('chunks')} c WHERE doc_key = %s ORDER BY chunk_index", (doc_key(root, path),)
+            )
+            return [self._to_chunk(r) for r in cur.fetchall()]
+
+    def document_vectors(self, root: str, path: str) -> dict[str, np.ndarray]:
+        with self._read() as cur:
+            cur.execute(
+                f"SELECT embed_text, embedding::text FROM {self._t('chunks')} WHERE doc_key = %s", (doc_key(root, path),)
+            )
+            return {t: np.asarray(json.loads(v), dtype=np.float32) for t, v in cur.fetchall()}
+
+    def count_chunks(self) -> int:
+        with self._read() as cur:
+            cur.execute(f"SELECT chunks FROM {self._t('stats')}")
+            return int(cur.fetchone()[0])
+
+    # -- maintenance ------------------------------------------------------------------------
+    def writer_lock(self) -> CountingLock:
+        """A session advisory lock on a connection of its own: the server frees it when the
+        holder's connection ends (process exit, crash, network loss), so another server takes over."""
+        import psycopg
+
+        state: dict[str, Any] = {}
+        key = self._lock_key("writer")
+
+        def take() -> bool:
+            conn = state.get("conn")
+            if conn is None or conn.closed:
+                conn = state["conn"] = psycopg.connect(self.url, autocommit=True)
+            if conn.execute("SELECT pg_try_advisory_lock(%s)", (key,)).fetchone()[0]:
+                return True
+            conn.close()
+            state.pop("conn", None)
+            return False
+
+        def give_back() -> None:
+            conn = state.pop("conn", None)
+            if conn is not None and not conn.closed:
+                conn.close()  # ending the session releases the lock
+
+        return CountingLock(take, give_back)
+
+    def refresh(self) -> None:
+        """Nothing to do: every read sees the last committed writes."""
+
+    def optimize(self) -> None:
+        """Refresh the planner's statistics after bulk changes (the indexes stay current by themselves)."""
+        import psycopg
+
+        try:
+            with self._pool.connection() as conn:
+                conn.autocommit = True
+                for table in ("chunks", "documents", "terms"):
+                    conn.execute(f"ANALYZE {self._t(table)}")
+                conn.autocommit = False
+        except psycopg.Error as exc:
+            log.warning("ANALYZE failed: %s", exc)
+
+    def reset(self) -> None:
+        """Drop every docshelf table of this prefix and create them again (``index --force``)."""
+        with self._write() as cur:
+            cur.execute("SELECT pg_advisory_xact_lock(%s)", (self._lock_key("schema"),))
+            for table in ("chunks", "documents", "terms", "stats", "meta"):
+                cur.execute(f"DROP TABLE IF EXISTS {self._t(table)} CASCADE")
+            cur.execute(f"DROP FUNCTION IF EXISTS {self._t('count_in')}() CASCADE")
+            cur.execute(f"DROP FUNCTION IF EXISTS {self._t('count_out')}() CASCADE")
+        self._migrate()
+
+
+def _redact(conninfo: str) -> str:
+    return re.sub(r"://([^:/@]+):[^@]*@", r"://\1:***@", conninfo)
+
+
+__all__ = ["PostgresStore", "filter_sql", "parse_url"]

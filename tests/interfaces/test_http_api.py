@@ -1,0 +1,310 @@
+"""The HTTP API through the real server (``docshelf api`` on uvicorn) and a real HTTP client."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+from api_harness import INGEST_TOKEN, READ_TOKEN, api_server, write_corpus
+from mcp_harness import docshelf_argv
+
+from docshelf.embedders.fake import FakeEmbedder
+
+pytestmark = pytest.mark.timeout(180)
+AUTH = {"Authorization": f"Bearer {INGEST_TOKEN}"}
+KB = "https://help.example.com/kb/42"
+
+
+@pytest.fixture(scope="module")
+def docs(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("docs")
+    write_corpus(root)
+    return root
+
+
+@pytest.fixture(scope="module")
+def api_dir(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("api")
+
+
+@pytest.fixture(scope="module")
+def api(api_dir, docs) -> str:
+    with api_server(api_dir, "--ingest-token", INGEST_TOKEN, "--max-body-mb", "1", docs=docs, documents=3) as base:
+        yield base
+
+
+@pytest.fixture
+def client(api):
+    """A client; whatever a test pushed is reset afterwards, so tests do not see each other's records."""
+    with httpx.Client(base_url=api, timeout=30) as c:
+        yield c
+        assert c.post("/ingest/reset", json={}, headers=AUTH).status_code == 200
+
+
+def sha(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def search(client, query: str, **params) -> dict:
+    r = client.post("/search", json={"query": query, **params})
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+def test_health_and_status(client):
+    health = client.get("/health").json()
+    assert (health["status"], health["model"], health["documents"]) == ("ok", "fake-64", 3)
+    status = client.get("/status").json()
+    assert (status["role"], status["documents"], status["ingest_enabled"], status["failed"]) == ("writer", 3, True, [])
+
+
+def test_ingest_round_trip_without_embeddings(client):
+    records = [
+        {"id": "kb42#0", "content": "Rotate the ingest token every ninety days.",
+         "metadata": {"source": KB, "title": "Token rotation", "heading_path": ["Security", "Tokens"],
+                      "collection": "helpdesk", "doc_type": "faq", "tags": ["ops"], "date": "2024-05-31"}},
+        {"id": "kb42#1", "content": "Old tokens keep working for a grace period of one day.",
+         "metadata": {"source": KB, "title": "Token rotation", "collection": "helpdesk", "doc_type": "faq"}},
+    ]
+    r = client.post("/ingest/upsert", json={"records": records}, headers=AUTH)
+    assert r.json() == {"upserted": 2, "embedded": 2, "sources": [KB]}
+
+    hit = search(client, "rotate ingest token", mode="keyword", collections=["helpdesk"], doc_types=["faq"])["hits"][0]
+    assert {k: hit[k] for k in ("chunk_id", "path", "root", "url", "title", "heading_path", "citation", "date", "tags")} == {
+        "chunk_id": "push:kb42#0", "path": KB, "root": "push:", "url": KB, "title": "Token rotation",
+        "heading_path": ["Security", "Tokens"], "citation": f"{KB} › Security › Tokens", "date": "2024-05-31",
+        "tags": ["ops"],
+    }
+    assert hit["text"][hit["highlights"][0][0]:hit["highlights"][0][1]].lower() == "rotate"
+
+    doc = client.get(f"/documents/{hit['doc_id']}").json()
+    assert doc["path"] == KB and "grace period" in doc["text"] and doc["total_chunks"] == 2
+
+    lookup = client.post("/ingest/lookup", json={"sources": [KB], "ids": ["nope"]}, headers=AUTH).json()
+    assert lookup == {"records": [{"id": "kb42#0", "source": KB, "sha256": sha(records[0]["content"])},
+                                  {"id": "kb42#1", "source": KB, "sha256": sha(records[1]["content"])}],
+                      "missing": ["nope"]}
+
+    gone = client.post("/ingest/delete", json={"ids": ["kb42#0"]}, headers=AUTH).json()
+    assert gone == {"deleted": 1, "sources": [KB]}
+    assert [h["chunk_id"] for h in search(client, "ninety", mode="keyword")["hits"]] == []
+    assert [h["chunk_id"] for h in search(client, "grace period", mode="keyword")["hits"]] == ["push:kb42#1"]
+    gone = client.post("/ingest/delete", json={"sources": [KB]}, headers=AUTH).json()
+    assert gone == {"deleted": 1, "sources": [KB]}
+    assert client.post("/ingest/lookup", json={"sources": [KB]}, headers=AUTH).json() == {"records": [], "missing": [KB]}
+    assert client.get(f"/documents/{doc['doc_id']}").status_code == 404
+
+
+def test_ingest_with_embeddings_uses_the_vector_sent(client):
+    # The vector is of other words than the content: a semantic search for those words finds
+    # the record only if the server stored the vector it was sent.
+    vector = FakeEmbedder().embed_query("aardvark lullaby").tolist()
+    r = client.post("/ingest/upsert", headers=AUTH, json={"model": "fake-64", "records": [
+        {"id": "vec-1", "content": "zebra stripes pattern", "embedding": vector, "metadata": {"source": "wiki/zebra"}}]})
+    assert r.json() == {"upserted": 1, "embedded": 0, "sources": ["wiki/zebra"]}
+    hits = search(client, "aardvark lullaby", mode="semantic", k=1)["hits"]
+    assert [(h["chunk_id"], h["path"], h["url"]) for h in hits] == [("push:vec-1", "wiki/zebra", None)]
+    client.post("/ingest/delete", json={"ids": ["vec-1"]}, headers=AUTH)
+
+
+def test_model_and_dimension_mismatch_are_refused(client):
+    r = client.post("/ingest/upsert", headers=AUTH, json={"records": [
+        {"id": "m", "content": "x", "embedding": [0.1] * 64, "model": "text-embedding-3-small"}]})
+    assert r.status_code == 409
+    assert r.json()["error"]["type"] == "EmbedderMismatch"
+    assert "but this index holds fake-64 (64-d) vectors" in r.json()["error"]["message"]
+    r = client.post("/ingest/upsert", headers=AUTH, json={"records": [
+        {"id": "m", "content": "x", "embedding": [0.1] * 384, "model": "fake-64"}]})
+    assert (r.status_code, r.json()["error"]["message"]) == (
+        409, "records[0].embedding has 384 dimensions, but this index's model fake-64 has 64")
+    r = client.post("/ingest/upsert", headers=AUTH, json={"records": [{"id": "m", "content": "x", "embedding": [0.1] * 64}]})
+    assert r.status_code == 422 and "names no model" in r.json()["error"]["message"]
+
+
+@pytest.mark.parametrize("headers", [
+    {}, {"Authorization": "Bearer wrong"}, {"Authorization": INGEST_TOKEN}, {"Authorization": "Bearer tökén".encode()},
+], ids=["missing", "wrong", "no-scheme", "non-ascii"])
+def test_ingest_needs_the_token(client, headers):
+    r = client.post("/ingest/upsert", headers=headers, json={"records": [{"id": "a", "content": "b"}]})
+    assert (r.status_code, r.json()["error"]["type"], r.headers["www-authenticate"]) == (
+        401, "Unauthorized", 'Bearer realm="docshelf"')
+    assert client.post("/ingest/lookup", json={}, headers=AUTH).json()["records"] == []
+
+
+@pytest.mark.parametrize(("body", "field", "message"), [
+    ({"query": "x", "k": 0}, "k", "k: must be between 1 and"),
+    ({"query": "x", "date_from": "yesterday"}, "date_from", "date_from: "),
+    ({"query": "x", "mode": "psychic"}, "mode", "mode: "),
+    ({"query": "x", "colour": 1}, "colour", "colour: is not a known field"),
+    ({}, "query", "query: is required"),
+])
+def test_search_validation_names_the_field(client, body, field, message):
+    r = client.post("/search", json=body)
+    error = r.json()["error"]
+    assert (r.status_code, error["field"]) == (422, field)
+    assert error["message"].startswith(message)
+
+
+def test_ingest_validation_names_the_field(client):
+    r = client.post("/ingest/upsert", headers=AUTH, json={"records": [
+        {"id": "x", "content": "t", "metadata": {"owners": {"a": 1}}}]})
+    error = r.json()["error"]
+    assert (r.status_code, error["field"]) == (422, "records.0.metadata")
+    assert error["message"] == ("records.0.metadata: owners: only scalar values (string, number, boolean, null) "
+                                "are allowed, got an object")
+    r = client.post("/ingest/upsert", headers=AUTH, content=b"{not json", )
+    assert r.status_code == 422 and r.json()["error"]["type"] == "InvalidRequest"
+
+
+def test_document_ranges_and_errors(client):
+    whole = client.get("/documents/guides/configure.md").json()
+    assert "Line one" in whole["text"] and "Line three" in whole["text"]
+    part = client.get("/documents/guides/configure.md", params={"lines": "7-8"}).json()
+    assert part["start_line"] <= 7 and part["end_line"] >= 8 and "Line one" in part["text"]
+    r = client.get("/documents/guides/configure.md", params={"lines": "500-600"})
+    assert (r.status_code, r.json()["error"]["type"]) == (404, "NotFound")
+    section = client.get("/documents/guides/install.md", params={"section": "Upgrade"}).json()
+    assert "pip install -U" in section["text"] and "with pip." not in section["text"]
+    r = client.get("/documents/guides/install.md", params={"lines": "abc"})
+    assert (r.status_code, r.json()["error"]["field"]) == (422, "lines")
+    r = client.get("/documents/missing.md")
+    assert (r.status_code, r.json()["error"]["type"]) == (404, "NotFound")
+    assert client.get("/no/such/route").json()["error"]["type"] == "HTTPError"
+
+
+def test_paging_covers_files_and_pushed_sources_once(client):
+    client.post("/ingest/upsert", headers=AUTH, json={"records": [
+        {"id": f"p{i}", "content": f"pushed page {i}", "metadata": {"source": f"https://w.example/{i}"}} for i in range(3)]})
+    seen, cursor = [], None
+    while True:
+        page = client.get("/documents", params={"limit": 2, **({"cursor": cursor} if cursor else {})}).json()
+        assert page["total"] == 6 and len(page["documents"]) <= 2
+        seen += [(d["root"], d["path"]) for d in page["documents"]]
+        cursor = page["next_cursor"]
+        if not cursor:
+            break
+    assert len(seen) == len(set(seen)) == 6
+    assert sorted(p for r, p in seen if r == "push:") == [f"https://w.example/{i}" for i in range(3)]
+    names = {c["name"] for c in client.get("/collections").json()["collections"]}
+    assert names == {"default"}
+    client.post("/ingest/reset", json={}, headers=AUTH)
+    assert client.get("/documents").json()["total"] == 3
+
+
+def test_pushed_records_survive_file_changes_and_reset_spares_files(client, docs):
+    client.post("/ingest/upsert", headers=AUTH, json={"records": [
+        {"id": "keep", "content": "quokka habitat notes", "metadata": {"source": "wiki/quokka"}}]})
+    (docs / "notes" / "new.md").write_text("# New\n\nA fresh note about wombats.\n")
+    deadline = time.monotonic() + 20
+    while not search(client, "wombats", mode="keyword")["hits"]:  # the watcher indexes the new file
+        assert time.monotonic() < deadline, "the new file was never indexed"
+        time.sleep(0.2)
+    assert [h["chunk_id"] for h in search(client, "quokka", mode="keyword")["hits"]] == ["push:keep"]
+    reset = client.post("/ingest/reset", json={}, headers=AUTH).json()
+    assert reset == {"deleted": 1, "sources": ["wiki/quokka"]}
+    assert search(client, "quokka", mode="keyword")["hits"] == []
+    assert search(client, "wombats", mode="keyword")["hits"][0]["path"] == "notes/new.md"
+    (docs / "notes" / "new.md").unlink()
+
+
+def test_a_second_process_on_the_index_takes_pushes_through_the_writer(client, api_dir, tmp_path):
+    """Two API processes on one index: the second is a reader; a push to it is written by the first."""
+    env = {"DOCSHELF_INDEX_DIR": str(api_dir / "index")}
+    with api_server(tmp_path, "--ingest-token", INGEST_TOKEN, env=env) as other, \
+            httpx.Client(base_url=other, timeout=60) as reader:
+        assert (reader.get("/status").json()["role"], client.get("/status").json()["role"]) == ("reader", "writer")
+        r = reader.post("/ingest/upsert", headers=AUTH, json={"records": [
+            {"id": "r1", "content": "capybara grooming schedule", "metadata": {"source": "wiki/capybara"}}]})
+        assert r.json() == {"upserted": 1, "embedded": 1, "sources": ["wiki/capybara"]}
+        for c in (client, reader):
+            assert [h["chunk_id"] for h in search(c, "capybara", mode="keyword")["hits"]] == ["push:r1"]
+        r = reader.post("/ingest/upsert", headers=AUTH, json={"records": [
+            {"id": "m", "content": "x", "embedding": [0.1] * 3, "model": "fake-64"}]})
+        assert (r.status_code, r.json()["error"]["type"]) == (409, "EmbedderMismatch")  # the writer's error, relayed
+        assert reader.post("/ingest/delete", headers=AUTH, json={"ids": ["r1"]}).json()["deleted"] == 1
+        assert search(client, "capybara", mode="keyword")["hits"] == []
+
+
+def test_body_limit(client):
+    r = client.post("/ingest/upsert", headers=AUTH, json={"records": [{"id": "big", "content": "x" * 1_500_000}]})
+    assert (r.status_code, r.json()["error"]["type"]) == (413, "PayloadTooLarge")
+
+
+def test_ingest_disabled_and_read_token(tmp_path):
+    with api_server(tmp_path, "--token", READ_TOKEN) as base, httpx.Client(base_url=base, timeout=30) as c:
+        r = c.post("/ingest/upsert", json={"records": [{"id": "a", "content": "b"}]},
+                   headers={"Authorization": f"Bearer {READ_TOKEN}"})
+        assert (r.status_code, r.json()["error"]["message"]) == (
+            403, "ingest is disabled: start the server with --ingest-token (or DOCSHELF_INGEST_TOKEN) to accept pushed records")
+        assert c.post("/search", json={"query": "x"}).status_code == 401
+        page = c.get("/")
+        assert page.status_code == 401 and 'name="token"' in page.text  # the page asks for the token
+        c.post("/login", data={"token": "wrong"})
+        assert "the one given was wrong" in c.get("/").text
+        c.post("/login", data={"token": READ_TOKEN})  # kept in a cookie, as a browser would
+        assert c.get("/", params={"q": "x"}).status_code == 200
+        c.cookies.clear()
+        ok = c.post("/search", json={"query": "x"}, headers={"Authorization": f"Bearer {READ_TOKEN}"})
+        assert ok.status_code == 200
+        assert c.get("/health").json()["status"] == "ok"
+
+
+def test_non_loopback_bind_without_token_is_refused(tmp_path):
+    import subprocess
+
+    proc = subprocess.run(docshelf_argv("api", "--host", "0.0.0.0", "--port", "1"), capture_output=True, text=True,
+                          env={**os.environ, "DOCSHELF_INDEX_DIR": str(tmp_path / "i"), "DOCSHELF_CONFIG": os.devnull},
+                          timeout=60)
+    assert proc.returncode == 1
+    assert "refusing to serve on 0.0.0.0 without a token" in proc.stderr
+
+
+def test_serve_http_api_one_process_for_agents_and_people(tmp_path, docs):
+    """``serve --http --api``: a record pushed over the API is found by an MCP client on /mcp."""
+    import anyio
+    from mcp.client.session import ClientSession
+    from mcp.client.streamable_http import streamable_http_client
+    from mcp_harness import call
+
+    from api_harness import free_port
+
+    port = free_port()
+    env = {**os.environ, "DOCSHELF_INDEX_DIR": str(tmp_path / "index"), "DOCSHELF_CONFIG": os.devnull,
+           "DOCSHELF_MODEL": "fake", "DOCSHELF_LOG_FILE": str(tmp_path / "serve.log"), "DOCSHELF_INGEST_TOKEN": INGEST_TOKEN}
+    import subprocess
+
+    with (tmp_path / "stderr.txt").open("w") as err:
+        proc = subprocess.Popen(docshelf_argv("serve", "--http", "--api", "--port", str(port), str(docs)), env=env,
+                                stdout=subprocess.DEVNULL, stderr=err)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                if httpx.get(f"{base}/health", timeout=2).json().get("documents") == 3:
+                    break
+            except (httpx.HTTPError, ValueError):
+                pass
+            assert proc.poll() is None and time.monotonic() < deadline, (tmp_path / "stderr.txt").read_text()
+            time.sleep(0.2)
+        r = httpx.post(f"{base}/ingest/upsert", headers=AUTH, json={"records": [
+            {"id": "team-1", "content": "The on-call rota lives in the platypus channel.", "metadata": {"source": "wiki/oncall"}}]})
+        assert r.status_code == 200, r.text
+
+        async def main() -> None:
+            async with streamable_http_client(f"{base}/mcp") as (read, write), ClientSession(read, write) as s:
+                await s.initialize()
+                res = await call(s, "search_docs", query="platypus channel", mode="keyword", k=1)
+                assert [(h["path"], h["chunk_id"]) for h in res["hits"]] == [("wiki/oncall", "push:team-1")]
+
+        anyio.run(main)
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
