@@ -147,7 +147,13 @@ class VectorEmbedder:
         pass
 
     def embed_query(self, text: str) -> np.ndarray:
+        if text not in self.vectors:  # e.g. the searcher's own calibration queries
+            v = np.random.default_rng(abs(hash(text)) % 2**32).standard_normal(self.dimensions).astype(np.float32)
+            self.vectors[text] = v / np.linalg.norm(v)
         return self.vectors[text]
+
+    def embed_documents(self, texts) -> np.ndarray:
+        return np.stack([self.embed_query(t) for t in texts])
 
 
 def synthetic(n: int, seed: int = 7):

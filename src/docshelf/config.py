@@ -6,7 +6,6 @@ The config file is the first of: the ``--config`` path, ``$DOCSHELF_CONFIG``,
 
 from __future__ import annotations
 
-import fnmatch
 import os
 from pathlib import Path
 from typing import Any
@@ -23,7 +22,7 @@ def default_index_dir() -> Path:
 
 
 class CollectionRule(BaseModel):
-    """Files whose relative path matches any glob in ``include`` belong to ``name``."""
+    """Files whose relative path matches any gitignore-style glob in ``include`` belong to ``name``."""
 
     name: str
     include: list[str]
@@ -99,6 +98,8 @@ class Settings(BaseSettings):
         doc_types=["glossary", "definition"],
     )])
     log_file: Path | None = None
+    # Seconds between full re-checks of the roots while watching (serve, watch); 0: never.
+    reconcile_interval: float = 300.0
 
     @field_validator("search_mode")
     @classmethod
@@ -121,6 +122,19 @@ class Settings(BaseSettings):
         if path is not None:
             sources.append(TomlConfigSettingsSource(settings_cls, toml_file=path))
         return tuple(sources)
+
+    def own_paths(self) -> list[Path]:
+        """What docshelf itself writes (the index folder, the log folder or file and its
+        rotations): discovery and the watcher never enter these, even inside a root."""
+        from .logs import BACKUPS, default_log_file
+
+        paths = [Path(self.index_dir).expanduser().resolve()]
+        if self.log_file is None:
+            paths.append(default_log_file().parent.resolve())
+        else:
+            log_file = Path(self.log_file).expanduser().resolve()
+            paths += [log_file] + [log_file.with_name(f"{log_file.name}.{i}") for i in range(1, BACKUPS + 1)]
+        return paths
 
     def collection_for(self, rel_path: str) -> tuple[str, str | None]:
         """The collection (and its doc_type, if the rule sets one) a relative path belongs to."""
@@ -169,9 +183,7 @@ def load_settings(config: Path | None = None, **overrides: Any) -> Settings:
 
 
 def _glob_match(rel_path: str, pattern: str) -> bool:
-    """Glob with ``**`` spanning folders; ``**/x/**`` also matches ``x/...`` at the top."""
-    if fnmatch.fnmatchcase(rel_path, pattern):
-        return True
-    if pattern.startswith("**/") and fnmatch.fnmatchcase(rel_path, pattern[3:]):
-        return True
-    return False
+    """Gitignore-style glob (``docshelf.globs``): the one dialect for every path rule."""
+    from .globs import matches
+
+    return matches(rel_path, (pattern,))

@@ -98,6 +98,15 @@ class Store(Protocol):
     def delete_documents(self, keys: Sequence[tuple[str, str]]) -> None:
         """Delete chunks and records of the (root, path) documents."""
 
+    def orphan_documents(self) -> list[tuple[str, str]]:
+        """(root, path) of documents that have chunks but no record, sorted.
+
+        A backend that cannot write a document's chunks and its record in one transaction
+        writes the chunks first; a crash between the two leaves such orphans, and every
+        full index run deletes them (``delete_documents``), so a deleted file's text never
+        stays searchable. A transactional backend may simply return ``[]``.
+        """
+
     def records(self) -> list[DocumentRecord]: ...
 
     def vector_search(

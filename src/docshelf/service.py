@@ -297,14 +297,14 @@ class Docshelf:
             if rebuild:
                 self.store.reset()
             elif force:  # re-embed these roots from scratch; the other roots stay as they are
-                keys = [str(r if r.is_dir() else r.parent) for r in roots]
+                keys = [str(r) for r in roots]  # a file root: that file only
                 self.store.delete_documents(
                     [(r.root, r.path) for r in self.store.records() if any(_from_root(r, k) for k in keys)])
             manifest = {**previous, **self._identity(), "roots": list(previous.get("roots", []))}
             manifest.setdefault("created_at", time.time())
             new_keys = []
             for root in roots:
-                key = str(root if root.is_dir() else root.parent)
+                key = str(root)  # a file stays a file root: its siblings are not indexed
                 if key not in manifest["roots"]:
                     manifest["roots"].append(key)
                     new_keys.append(key)
@@ -327,7 +327,7 @@ class Docshelf:
                     warnings.append(_nothing_indexed(Path(key)))
             manifest["last_indexed_at"] = time.time()
             self.store.write_manifest(manifest)
-        keys = [str(r if r.is_dir() else r.parent) for r in roots]
+        keys = [str(r) for r in roots]
         failed_now = {r.path: r.error for r in records if r.status == "failed" and any(_from_root(r, k) for k in keys)}
         report.failed = {**failed_now, **report.failed}
         report.warnings = warnings + report.warnings
@@ -379,12 +379,14 @@ class Docshelf:
                 self.store.optimize()
         return info
 
-    def reindex_paths(self, root: Path, rel_paths: Sequence[str]) -> IndexReport:
-        """Re-index a few files of one root (the watcher's entry point); call as the writer."""
+    def reindex_paths(self, root: Path, rel_paths: Sequence[str], *, explicit: bool = False) -> IndexReport:
+        """Re-index a few paths of one root (the watcher's entry point); call as the writer.
+
+        ``explicit``: the paths are single-file roots (no ignore rules, no folder walk)."""
         from .pipeline.indexer import Indexer
 
         report = Indexer(self.settings, self.store, self.embedder, self.registry, self.chunker).run_paths(
-            root, rel_paths
+            root, rel_paths, explicit=explicit
         )
         manifest = self.store.read_manifest() or {**self._identity(), "created_at": time.time(), "roots": []}
         skipped = manifest.setdefault("skipped", {}).setdefault(str(Path(root).expanduser().resolve()), {})

@@ -76,11 +76,12 @@ async def wait_for(check: Callable[[], Awaitable[Any]], timeout: float = 20.0, i
 
 
 async def ready(session: ClientSession, documents: int, timeout: float = 60.0) -> dict[str, Any]:
-    """Wait until the server indexed ``documents`` documents and loaded the model."""
+    """Wait until the server indexed ``documents`` documents, finished its run and loaded the model."""
 
     async def check() -> Any:
         st = await call(session, "index_status")
-        return st if st["documents"] == documents and st["model_state"] == "loaded" and st["pending"] == 0 else None
+        done = st["documents"] == documents and st["model_state"] == "loaded" and st["pending"] == 0
+        return st if done and st["state"] == "ready" else None  # "indexing" until the run's last commit
 
     return await wait_for(check, timeout)
 

@@ -91,7 +91,7 @@ def test_filters_become_one_sql_predicate():
     )
     assert to_sql(f) == (
         "collection IN ('a', 'b') AND doc_type IN ('doc') AND date IS NOT NULL AND date >= '2024-01-01' "
-        "AND date <= '2024-12-31' AND starts_with(path, 'guides/') AND regexp_like(path, '^(.*/)?[^/]*\\.md$') "
+        "AND date <= '2024-12-31' AND starts_with(path, 'guides/') AND regexp_like(path, '^(?:.+/)?[^/]*\\.md(?:(/)|$)') "
         "AND array_has_any(tags, ['ops']) AND array_has_all(tags, ['x', 'y']) AND array_has(fields, 'status=final')"
     )
     assert to_sql(SearchFilters()) is None
@@ -99,8 +99,10 @@ def test_filters_become_one_sql_predicate():
 
 
 def test_glob_to_regex():
-    assert glob_to_regex("docs/*.md") == r"^docs/[^/]*\.md$"
-    assert glob_to_regex("**/api/?.txt") == r"^(.*/)?api/[^/]\.txt$"
+    assert glob_to_regex("docs/*.md") == r"^docs/[^/]*\.md(?:(/)|$)"
+    assert glob_to_regex("**/api/?.txt") == r"^(?:.+/)?api/[^/]\.txt(?:(/)|$)"
+    with pytest.raises(InvalidQuery, match="gitignore-style"):
+        glob_to_regex("!*.md")
 
 
 def test_a_bad_field_name_is_refused():

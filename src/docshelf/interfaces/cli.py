@@ -86,7 +86,7 @@ def search(
     all_tag: Annotated[Optional[list[str]], typer.Option("--all-tag", help="Documents with all of these tags.")] = None,
     field: Annotated[Optional[list[str]], typer.Option("--field", help="Frontmatter field KEY=VALUE (exact, case-insensitive).")] = None,
     path_prefix: Annotated[Optional[str], typer.Option("--path", help="Only paths starting with this.")] = None,
-    glob: Annotated[Optional[str], typer.Option("--glob", help="Only paths matching this glob.")] = None,
+    glob: Annotated[Optional[str], typer.Option("--glob", help="Only paths matching this gitignore-style glob (e.g. docs/**/*.md).")] = None,
     date_from: Annotated[Optional[str], typer.Option("--from", help="Dated on or after this day (ISO 8601: YYYY-MM-DD or a date-time).")] = None,
     date_to: Annotated[Optional[str], typer.Option("--to", help="Dated on or before this day (ISO 8601: YYYY-MM-DD or a date-time).")] = None,
     linked_to: Annotated[Optional[list[str]], typer.Option("--linked-to", help="Only notes linking to this note ([[wiki links]]).")] = None,
@@ -268,7 +268,7 @@ def _register_more_commands() -> None:
     """Commands that live in their own modules (server, evaluation) attach themselves to ``app``."""
     import importlib
 
-    for name in ("cli_serve", "cli_doctor", "cli_eval", "cli_api"):
+    for name in ("cli_serve", "cli_doctor", "cli_eval", "cli_api", "cli_watch"):
         try:
             importlib.import_module(f"{__package__}.{name}")
         except ModuleNotFoundError as exc:

@@ -8,6 +8,9 @@ first), so an editor's atomic save (write ``.x.swp``/``x~``/temp, then rename ov
 ``x``) arrives as one batch naming both the temp file and the target. The receiver
 decides what each path means (the discovery rules live in the indexer); this module
 only drops paths that can never be documents (``.git/`` and the like, the index itself).
+
+A single-file root is watched through its folder, without recursion, and only events on
+that file are passed on (as a batch for the folder naming the file).
 """
 
 from __future__ import annotations
@@ -41,6 +44,7 @@ class RootWatcher:
         skip: Sequence[Path] = (),
     ) -> None:
         self.roots = [Path(r).resolve() for r in roots if Path(r).is_dir()]
+        self.files = [Path(r).resolve() for r in roots if Path(r).is_file()]
         self.on_batch = on_batch
         self.debounce = debounce
         self.max_delay = max_delay
@@ -60,8 +64,15 @@ class RootWatcher:
         self._thread: threading.Thread | None = None
 
     # -- lifecycle ------------------------------------------------------------------------
+    def _schedule(self, observer, handler) -> None:  # noqa: ANN001 - watchdog types
+        for root in self.roots:
+            observer.schedule(handler, str(root), recursive=True)
+        for folder in sorted({f.parent for f in self.files}):
+            if not any(folder == r or r in folder.parents for r in self.roots):  # else already watched
+                observer.schedule(handler, str(folder), recursive=False)
+
     def start(self) -> None:
-        if not self.roots:
+        if not self.roots and not self.files:
             self.mode = "off"
             return
         from watchdog.events import FileSystemEventHandler
@@ -78,8 +89,7 @@ class RootWatcher:
                 from watchdog.observers import Observer
 
                 observer = Observer()
-                for root in self.roots:
-                    observer.schedule(handler, str(root), recursive=True)
+                self._schedule(observer, handler)
                 observer.start()
                 self._observer, self.mode = observer, "native"
             except Exception as exc:  # noqa: BLE001 - e.g. inotify watch limit reached
@@ -89,13 +99,12 @@ class RootWatcher:
             from watchdog.observers.polling import PollingObserver
 
             observer = PollingObserver(timeout=self.poll_interval)
-            for root in self.roots:
-                observer.schedule(handler, str(root), recursive=True)
+            self._schedule(observer, handler)
             observer.start()
             self._observer, self.mode = observer, "polling"
         self._thread = threading.Thread(target=self._flush_loop, name="docshelf-watch-debounce", daemon=True)
         self._thread.start()
-        log.info("watching %s (%s)", ", ".join(map(str, self.roots)), self.mode)
+        log.info("watching %s (%s)", ", ".join(map(str, self.roots + self.files)), self.mode)
 
     def stop(self) -> None:
         self._stop.set()
@@ -127,6 +136,9 @@ class RootWatcher:
     def _add(self, path: Path) -> None:
         if any(path == s or s in path.parents for s in self.skip):
             return
+        if path in self.files:
+            self._queue_path(path.parent, path.name, rescan=False)
+            return
         for root in self.roots:
             try:
                 rel = path.relative_to(root)
@@ -135,19 +147,22 @@ class RootWatcher:
             parts = rel.parts
             if not parts or any(p in DEFAULT_EXCLUDED_DIRS for p in parts[:-1]) or parts[-1] in DEFAULT_EXCLUDED_DIRS:
                 return
-            now = time.monotonic()
-            with self._lock:
-                if parts[-1] in IGNORE_FILES:
-                    self._rescan.add(root)
-                bucket = self._pending.setdefault(root, set())
-                if not bucket and root not in self._rescan:
-                    self._first = now
-                elif not self._first:
-                    self._first = now
-                bucket.add(rel.as_posix())
-                self._last = now
-            self._wake.set()
+            self._queue_path(root, rel.as_posix(), rescan=parts[-1] in IGNORE_FILES)
             return
+
+    def _queue_path(self, root: Path, rel: str, *, rescan: bool) -> None:
+        now = time.monotonic()
+        with self._lock:
+            if rescan:
+                self._rescan.add(root)
+            bucket = self._pending.setdefault(root, set())
+            if not bucket and root not in self._rescan:
+                self._first = now
+            elif not self._first:
+                self._first = now
+            bucket.add(rel)
+            self._last = now
+        self._wake.set()
 
     def _flush_loop(self) -> None:
         while not self._stop.is_set():

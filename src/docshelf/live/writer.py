@@ -7,7 +7,9 @@ serve reads (LanceDB readers see each commit) and retry the lock every ``retry``
 seconds, so when the writer exits another process takes over within a few seconds.
 
 All writing happens on this one thread: the lock is held per thread (filelock), and one
-thread means batches are applied in order.
+thread means batches are applied in order. Every ``reconcile_interval`` seconds (setting,
+default 300; 0 turns it off) the writer re-checks all roots, catching what the watcher
+missed (events dropped under load, changes while the machine slept, network drives).
 """
 
 from __future__ import annotations
@@ -105,6 +107,9 @@ class WriterLoop:
         self._thread = threading.Thread(target=self._run, name="docshelf-writer", daemon=True)
         self._batches_since_optimize = 0
         self._last_optimize = time.monotonic()
+        self._live_roots: list[Path] = []
+        self._last_reconcile = time.monotonic()
+        self.reconciles = 0  # completed full re-checks (start-up included)
         self._jobs_since_optimize = 0
         self._last_job = 0.0
 
@@ -158,11 +163,13 @@ class WriterLoop:
             self.role = "writer"
             try:
                 roots = self._existing_roots()
+                self._live_roots = roots
                 # Watch first, then reconcile: a change made while the reconcile walks the
                 # roots is queued by the watcher instead of slipping between the two.
                 if self.watch and not self._stop.is_set():
                     self.watcher = RootWatcher(
-                        roots, self._enqueue, debounce=self.debounce, poll=self.poll, skip=[self.service.index_dir],
+                        roots, self._enqueue, debounce=self.debounce, poll=self.poll,
+                        skip=self.service.settings.own_paths(),
                     )
                     self.watcher.start()
                 self._reconcile(roots)
@@ -200,10 +207,13 @@ class WriterLoop:
             report = self.service.index(roots, progress=_Progress(self), lock_timeout=0)
         except DocshelfError as exc:
             self.last_error = str(exc)
-            log.error("start-up indexing failed: %s", exc)
+            log.error("re-checking the roots failed: %s", exc)
             return
         finally:
             self.pending_reconcile = 0
+            self._last_reconcile = time.monotonic()
+            self.phase = "watching" if self.watcher else "idle"
+        self.reconciles += 1
         self.failed.update(report.failed)
         self.last_update = time.time()
         log.info(
@@ -250,6 +260,7 @@ class WriterLoop:
             try:
                 first = self._queue.get(timeout=0.25)
             except queue.Empty:
+                self._maybe_reconcile()
                 self._maybe_optimize(idle=True)
                 continue
             merged: dict[Path, tuple[set[str], bool]] = {}
@@ -285,13 +296,22 @@ class WriterLoop:
             if isinstance(item, _Job) and item.future.set_running_or_notify_cancel():
                 item.future.set_exception(IndexLocked("the server is shutting down; retry against the next writer"))
 
+    def _maybe_reconcile(self) -> None:
+        """The periodic full re-check, when due and nothing else is waiting."""
+        every = self.service.settings.reconcile_interval
+        if every and self._live_roots and time.monotonic() - self._last_reconcile >= every:
+            log.info("periodic re-check of %s", ", ".join(map(str, self._live_roots)))
+            self._reconcile(self._existing_roots())
+
     def _apply(self, root: Path, rels: set[str], rescan: bool) -> None:
         if rescan:
             log.info("ignore rules under %s changed; re-checking the whole root", root)
             self._reconcile([root])
             return
+        # A batch for a folder that is not a folder root comes from single-file roots in it.
+        explicit = not any(root == r for r in self._live_roots if r.is_dir())
         try:
-            report = self.service.reindex_paths(root, sorted(rels))
+            report = self.service.reindex_paths(root, sorted(rels), explicit=explicit)
         except DocshelfError as exc:
             self.last_error = str(exc)
             log.error("updating %d changed paths under %s failed: %s", len(rels), root, exc)

@@ -151,10 +151,12 @@ def _size_reason(max_bytes: int) -> str:
 
 
 class _Walker:
-    def __init__(self, registry: ParserRegistry, max_bytes: int, result: Discovery) -> None:
+    def __init__(self, registry: ParserRegistry, max_bytes: int, result: Discovery,
+                 skip: Sequence[Path] = ()) -> None:
         self.registry = registry
         self.max_bytes = max_bytes
         self.result = result
+        self.skip = {Path(p).expanduser().resolve() for p in skip}
 
     def consider(self, root: Path, rel: str) -> None:
         """Add ``root/rel`` (a regular file or a link to one) unless size or format rule it out."""
@@ -175,8 +177,9 @@ class _Walker:
             return
         self.result.files.append(SourceFile(root, path, rel, stat.st_size, stat.st_mtime_ns))
 
-    def walk(self, root: Path, rules: IgnoreRules) -> None:
-        stack = [""]
+    def walk(self, root: Path, rules: IgnoreRules, start: str = "") -> None:
+        """Walk ``root`` (or only its subtree ``start``; the caller checked it is not ignored)."""
+        stack = [start.strip("/")]
         while stack:
             prefix = stack.pop()
             try:
@@ -200,7 +203,7 @@ class _Walker:
                     continue
                 if not is_dir and entry.name in IGNORE_FILES:
                     continue
-                if rules.ignored_entry(rel, is_dir=is_dir):
+                if rules.ignored_entry(rel, is_dir=is_dir) or Path(entry.path) in self.skip:
                     continue
                 if is_link:
                     try:
@@ -232,16 +235,19 @@ def discover(
     max_bytes: int = 20_000_000,
     exclude: Sequence[str] = (),
     default_excludes: bool = True,
+    skip: Sequence[Path] = (),
 ) -> Discovery:
     """Find the files under ``roots`` that docshelf can index.
 
     A root may be a single file: its root is then its parent directory and ignore
     rules do not apply to it (it was named explicitly). ``exclude`` holds extra
     gitignore-style patterns relative to each root; they win over ignore files.
+    ``skip`` names folders and files never entered (docshelf's own index and logs,
+    even when they lie inside a root).
     Raises SourceError for a root that does not exist.
     """
     result = Discovery()
-    walker = _Walker(registry, max_bytes, result)
+    walker = _Walker(registry, max_bytes, result, skip)
     for given in roots:
         given = Path(given).expanduser()
         if not given.exists():

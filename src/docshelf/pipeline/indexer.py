@@ -1,10 +1,14 @@
 """discover → parse → chunk → embed → store, incrementally.
 
 Unchanged files are recognised by mtime + size, then by SHA-256 of the content; only
-changed files are parsed and embedded. Each batch of documents is committed in one store
-write, so an interrupted run leaves every document at its old or its new version. Files
-that vanished (deleted, renamed, newly ignored) are pruned. A file that fails to parse is
-recorded as failed with its reason, and the run goes on.
+changed files are parsed and embedded. Files are streamed: read, hashed, parsed and
+chunked one at a time, embedded and committed in bounded batches, so memory does not
+grow with the number or total size of the files. Each batch's chunks are one store
+commit, so an interrupted run leaves every document at its old or its new version; its
+records follow in a second commit, and every full run removes chunks left without a
+record. Files that vanished (deleted, renamed, newly ignored) are pruned; a file whose
+exact content is already indexed (moved, renamed) reuses the stored vectors. A file
+that fails to parse is recorded as failed with its reason, and the run goes on.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from ..config import Settings
+from ..crashpoints import crash_point
 from ..dates import iso_day_or_none
 from ..errors import ParseError, SourceError
 from ..models import Chunk, DocumentRecord, IndexReport, ParseContext, ParsedDocument, SourceFile
@@ -34,6 +39,8 @@ from .parsers import ParserRegistry
 log = logging.getLogger(__name__)
 
 COMMIT_CHUNKS = 256  # chunks per store commit: few versions, bounded memory
+COMMIT_CHARS = 4_000_000  # ...or this much chunk text, whichever comes first
+COMMIT_RECORDS = 2_000  # ...or this many record-only updates (touched or failed files)
 EMBED_BATCH = 32  # texts per embedder call, so progress moves steadily
 
 
@@ -75,6 +82,30 @@ def sha256_bytes(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+@dataclass
+class _Candidate:
+    """A file whose size or mtime differs from its record (or that has none): read it to know."""
+
+    src: SourceFile
+    old: DocumentRecord | None
+    maybe_unchanged: bool  # same content as ``old`` would mean: nothing to do but record the mtime
+
+
+@dataclass
+class _Batch:
+    """Documents parsed and chunked but not yet embedded and committed (bounded in size)."""
+
+    items: list[_Pending] = field(default_factory=list)
+    chunks: int = 0
+    chars: int = 0
+    records: list[DocumentRecord] = field(default_factory=list)  # touched or failed: records only
+    drop_chunks: list[tuple[str, str]] = field(default_factory=list)  # failed, never indexed: no chunks
+
+    @property
+    def full(self) -> bool:
+        return self.chunks >= COMMIT_CHUNKS or self.chars >= COMMIT_CHARS or len(self.records) >= COMMIT_RECORDS
+
+
 class Indexer:
     def __init__(
         self, settings: Settings, store: Store, embedder: Embedder, registry: ParserRegistry, chunker: Chunker
@@ -99,7 +130,8 @@ class Indexer:
         progress = progress or _NoProgress()
         report = IndexReport(dry_run=dry_run)
         found = discover(
-            roots, registry=self.registry, max_bytes=self.settings.max_file_bytes, exclude=self.settings.exclude
+            roots, registry=self.registry, max_bytes=self.settings.max_file_bytes, exclude=self.settings.exclude,
+            skip=self.settings.own_paths(),
         )
         report.skipped.update(found.skipped)
         report.skipped_by_root = found.skipped_by_root
@@ -108,29 +140,32 @@ class Indexer:
         root_names = {str(Path(r).expanduser().resolve()) for r in roots if Path(r).expanduser().is_dir()}
 
         seen = {(str(src.root), src.rel_path) for src in found.files}
-        todo, touched = self._plan(found.files, records, report, force=force)
+        candidates = self._plan(found.files, records, report, force=force)
         gone = [key for key in records if key[0] in root_names and key not in seen] if prune else []
         report.removed = [path for _, path in gone]
-        progress.planned(len(found.files), len(todo))
-        if dry_run:
-            for src, _, _, old in todo:
-                (report.updated if old else report.added).append(src.rel_path)
-            report.seconds = time.monotonic() - started
-            return report
-
-        self.store.delete_documents(gone)
-        self.store.put_records(touched)
-        self._index_files(todo, report, progress)
+        progress.planned(len(found.files), len(candidates))
+        self._index_files(candidates, records, report, progress, dry_run=dry_run)
+        if not dry_run:
+            # Removed last, so a moved file can take its vectors from its old place first.
+            self.store.delete_documents(gone)
+            # Chunks whose record is missing (a crash between the two commits, then the file
+            # went away) would stay searchable forever: remove them.
+            orphans = self.store.orphan_documents()
+            if orphans:
+                log.info("removing the chunks of %d documents that have no record", len(orphans))
+                self.store.delete_documents(orphans)
         report.seconds = time.monotonic() - started
         return report
 
-    def run_paths(self, root: Path, rel_paths: Sequence[str]) -> IndexReport:
-        """Bring a few paths of one folder root up to date (the file watcher's entry point).
+    def run_paths(self, root: Path, rel_paths: Sequence[str], *, explicit: bool = False) -> IndexReport:
+        """Bring a few paths of one root up to date (the file watcher's entry point).
 
-        Each path may name a file or a folder, existing or gone. The discovery rules
-        apply exactly as in a full run: an ignored, oversized or unsupported file is not
-        indexed, and if it was indexed before it is removed. Anything indexed at or
-        under a path that no longer yields a file (deleted, moved away) is removed.
+        Each path may name a file or a folder, existing or gone; a folder is re-walked, and
+        only that subtree. The discovery rules apply exactly as in a full run: an ignored,
+        oversized or unsupported file is not indexed, and if it was indexed before it is
+        removed. Anything indexed at or under a path that no longer yields a file (deleted,
+        moved away) is removed. ``explicit``: the paths are single-file roots, named by the
+        user, so ignore rules do not apply to them and no folder is walked.
         """
         from .discover import Discovery, IgnoreRules, _Walker
 
@@ -140,18 +175,19 @@ class Indexer:
         root_s = str(root)
         rules = IgnoreRules(root, exclude=self.settings.exclude)
         found = Discovery()
-        walker = _Walker(self.registry, self.settings.max_file_bytes, found)
+        own = self.settings.own_paths()
+        walker = _Walker(self.registry, self.settings.max_file_bytes, found, own)
         scopes = sorted({p.strip("/") for p in rel_paths if p.strip("/") not in ("", ".")})
-        walked_root = False
-        for rel in scopes:
+        # A path under another one in the batch is covered by walking the outer one.
+        outer = [s for s in scopes if not any(s.startswith(o + "/") for o in scopes)]
+        for rel in outer:
             path = root / rel
+            if path.resolve() in walker.skip or any(p in path.resolve().parents for p in walker.skip):
+                continue
             if path.is_dir() and not path.is_symlink():
-                if not walked_root and not rules.is_ignored(rel, is_dir=True):
-                    whole = discover([root], registry=self.registry, max_bytes=self.settings.max_file_bytes,
-                                     exclude=self.settings.exclude)
-                    found.files.extend(whole.files)
-                    walked_root = True
-            elif path.is_file() and not rules.is_ignored(rel):
+                if not explicit and not rules.is_ignored(rel, is_dir=True):
+                    walker.walk(root, rules, start=rel)
+            elif path.is_file() and (explicit or not rules.is_ignored(rel)):
                 if path.is_symlink() and not path.resolve().is_relative_to(root):
                     found.skip(root, rel, "symlink outside the root")
                 else:
@@ -162,16 +198,14 @@ class Indexer:
 
         files = {f.rel_path: f for f in found.files if in_scope(f.rel_path)}
         report.skipped.update({p: why for p, why in found.skipped.items() if in_scope(p)})
-        records = {
-            (r.root, r.path): r for r in self.store.records() if r.root == root_s and in_scope(r.path)
-        }
+        all_records = {(r.root, r.path): r for r in self.store.records()}
+        records = {key: r for key, r in all_records.items() if r.root == root_s and in_scope(r.path)}
         gone = sorted(key for key in records if key[1] not in files)
         report.removed = [p for _, p in gone]
         # A file event on a failed document is a reason to try it again.
-        todo, touched = self._plan([files[rel] for rel in sorted(files)], records, report, retry_failed=True)
+        candidates = self._plan([files[rel] for rel in sorted(files)], records, report, retry_failed=True)
+        self._index_files(candidates, all_records, report, _NoProgress())
         self.store.delete_documents(gone)
-        self.store.put_records(touched)
-        self._index_files(todo, report, _NoProgress())
         report.seconds = time.monotonic() - started
         return report
 
@@ -183,64 +217,93 @@ class Indexer:
         *,
         force: bool = False,
         retry_failed: bool = False,
-    ) -> tuple[list[tuple[SourceFile, bytes, str, DocumentRecord | None]], list[DocumentRecord]]:
-        """Which files need indexing: mtime + size first, then SHA-256 of the content.
+    ) -> list[_Candidate]:
+        """Which files may need indexing: those whose size or mtime differ from their record.
 
-        Returns the files to index (with their bytes and digest) and the records of files
-        that were touched but are unchanged (their new mtime is recorded, nothing re-embedded).
+        Nothing is read here: the content hash that decides is taken as each file is read
+        for indexing, one file at a time, so memory never depends on how many files changed.
         """
-        todo: list[tuple[SourceFile, bytes, str, DocumentRecord | None]] = []
-        touched: list[DocumentRecord] = []
+        candidates: list[_Candidate] = []
         for src in files:
             old = records.get((str(src.root), src.rel_path))
             same_as_old = old is not None and not force and (old.status == "indexed" or not retry_failed)
             if same_as_old and old.size == src.size and old.mtime_ns == src.mtime_ns:
                 report.unchanged += 1
                 continue
+            candidates.append(_Candidate(src, old, same_as_old))
+        return candidates
+
+    # -- work ---------------------------------------------------------------------------
+    def _index_files(
+        self,
+        candidates: Sequence[_Candidate],
+        records: dict[tuple[str, str], DocumentRecord],
+        report: IndexReport,
+        progress: IndexProgress,
+        *,
+        dry_run: bool = False,
+    ) -> None:
+        """Read, hash, parse and chunk one file at a time; embed and commit in bounded batches.
+
+        At most one file's bytes are held at once, and at most one batch of chunks
+        (``COMMIT_CHUNKS`` chunks or ``COMMIT_CHARS`` characters, or one file's worth).
+        """
+        # A file whose exact content is indexed elsewhere (moved, renamed, copied) takes its vectors.
+        by_hash = {r.sha256: r for r in records.values() if r.status == "indexed" and r.chunk_count}
+        batch = _Batch()
+        for cand in candidates:
+            src, old = cand.src, cand.old
             try:
-                data = src.path.read_bytes()
+                data: bytes | None = src.path.read_bytes()
             except OSError as exc:  # unreadable, or vanished since discovery (then the next run prunes it)
                 reason = f"could not read: {exc.strerror or exc}"
                 report.failed[src.rel_path] = reason
                 # Recorded (status shows it) with no mtime, so that every run tries it again.
-                touched.append(replace(self._failed_record(src, "", reason, old), mtime_ns=0))
-                continue
-            digest = sha256_bytes(data)
-            if same_as_old and old.sha256 == digest:
-                report.unchanged += 1
-                touched.append(replace(old, size=src.size, mtime_ns=src.mtime_ns))
-                continue
-            todo.append((src, data, digest, old))
-        return todo, touched
-
-    # -- work ---------------------------------------------------------------------------
-    def _index_files(self, todo, report: IndexReport, progress: IndexProgress) -> None:
-        pending: list[_Pending] = []
-        pending_chunks = 0
-        failed_records: list[DocumentRecord] = []
-        for src, data, digest, old in todo:
-            try:
-                item = self._prepare(src, data, digest)
-            except SourceError as exc:
-                reason = exc.reason
-                report.failed[src.rel_path] = reason
-                # INFO, not WARNING: the report and `status` carry it, so a terminal shows it once.
-                log.info("failed to index %s: %s", src.rel_path, reason)
-                failed_records.append(self._failed_record(src, digest, reason, old))
+                batch.records.append(replace(self._failed_record(src, "", reason, old), mtime_ns=0))
                 progress.file_done(src.rel_path)
                 continue
-            (report.updated if old else report.added).append(src.rel_path)
-            if old is not None and old.status == "indexed":
-                # An edit usually leaves most chunks as they were: reuse their vectors.
-                item.known = self.store.document_vectors(old.root, old.path)
-            pending.append(item)
-            pending_chunks += len(item.chunks)
-            if pending_chunks >= COMMIT_CHUNKS:
-                report.chunks_embedded += self._commit(pending, progress)
-                pending, pending_chunks = [], 0
-        if pending:
-            report.chunks_embedded += self._commit(pending, progress)
-        self.store.put_records(failed_records)
+            digest = sha256_bytes(data)
+            if cand.maybe_unchanged and old is not None and old.sha256 == digest:
+                data = None
+                report.unchanged += 1
+                batch.records.append(replace(old, size=src.size, mtime_ns=src.mtime_ns))
+                progress.file_done(src.rel_path)
+            elif dry_run:
+                data = None
+                (report.updated if old else report.added).append(src.rel_path)
+            else:
+                self._add(batch, cand, data, digest, by_hash, report, progress)
+                data = None  # drop this file's bytes before the next one is read
+            if batch.full and not dry_run:
+                report.chunks_embedded += self._commit(batch, progress)
+                batch = _Batch()
+        if not dry_run:
+            report.chunks_embedded += self._commit(batch, progress)
+
+    def _add(self, batch: _Batch, cand: _Candidate, data: bytes, digest: str, by_hash, report, progress) -> None:
+        src, old = cand.src, cand.old
+        crash_point("parse")
+        try:
+            item = self._prepare(src, data, digest)
+        except SourceError as exc:
+            reason = exc.reason
+            report.failed[src.rel_path] = reason
+            # INFO, not WARNING: the report and `status` carry it, so a terminal shows it once.
+            log.info("failed to index %s: %s", src.rel_path, reason)
+            batch.records.append(self._failed_record(src, digest, reason, old))
+            if old is None or old.status != "indexed":
+                batch.drop_chunks.append((str(src.root), src.rel_path))
+            progress.file_done(src.rel_path)
+            return
+        (report.updated if old else report.added).append(src.rel_path)
+        donor = by_hash.get(digest)
+        if donor is None and old is not None and old.status == "indexed":
+            donor = old  # an edit usually leaves most chunks as they were
+        if donor is not None:
+            item.known = self.store.document_vectors(donor.root, donor.path)
+        batch.items.append(item)
+        batch.chunks += len(item.chunks)
+        batch.chars += sum(len(c.text) + len(c.embed_text) for c in item.chunks)
 
     def _prepare(self, src: SourceFile, data: bytes, digest: str) -> _Pending:
         try:
@@ -277,20 +340,28 @@ class Indexer:
             for d in self.chunker.chunk(doc)
         ]
 
-    def _commit(self, pending: list[_Pending], progress: IndexProgress) -> int:
+    def _commit(self, batch: _Batch, progress: IndexProgress) -> int:
         """Embed what is new (reusing stored vectors of unchanged chunks) and write one batch.
 
         Progress moves per file: a file counts as done once its last new chunk is embedded.
         """
-        todo = [(i, c.embed_text) for i, p in enumerate(pending) for c in p.chunks if c.embed_text not in p.known]
+        pending = batch.items
+        todo: list[tuple[int, str]] = []  # (file, text), each text once
+        queued: set[str] = set()
+        for i, p in enumerate(pending):
+            for c in p.chunks:
+                if c.embed_text not in p.known and c.embed_text not in queued:
+                    queued.add(c.embed_text)
+                    todo.append((i, c.embed_text))
         last = {i: pos for pos, (i, _) in enumerate(todo)}  # each file's last text to embed
         fresh: dict[str, np.ndarray] = {}
         reported = 0
         for start in range(0, len(todo), EMBED_BATCH):
-            batch = [text for _, text in todo[start : start + EMBED_BATCH]]
-            fresh.update(zip(batch, self.embedder.embed_documents(batch), strict=True))
-            progress.chunks_embedded(len(batch))
-            while reported < len(pending) and last.get(reported, -1) < start + len(batch):
+            texts = [text for _, text in todo[start : start + EMBED_BATCH]]
+            crash_point("embed")
+            fresh.update(zip(texts, self.embedder.embed_documents(texts), strict=True))
+            progress.chunks_embedded(len(texts))
+            while reported < len(pending) and last.get(reported, -1) < start + len(texts):
                 progress.file_done(pending[reported].record.path)
                 reported += 1
         items = []
@@ -299,6 +370,8 @@ class Indexer:
             matrix = np.stack(vectors) if vectors else np.zeros((0, self.embedder.dimensions), np.float32)
             items.append((p.record, p.chunks, matrix))
         self.store.replace_documents(items)
+        self.store.delete_documents(batch.drop_chunks)
+        self.store.put_records(batch.records)
         for p in pending[reported:]:
             progress.file_done(p.record.path)
         return len(todo)

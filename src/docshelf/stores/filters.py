@@ -18,21 +18,10 @@ def _list(values) -> str:
 
 
 def glob_to_regex(glob: str) -> str:
-    """``**`` spans folders, ``*`` and ``?`` stay inside one; anchored at both ends."""
-    out, i = [], 0
-    while i < len(glob):
-        c = glob[i]
-        if glob.startswith("**/", i):
-            out.append("(.*/)?")
-            i += 3
-            continue
-        if glob.startswith("**", i):
-            out.append(".*")
-            i += 2
-            continue
-        out.append({"*": "[^/]*", "?": "[^/]"}.get(c, re.escape(c)))
-        i += 1
-    return "^" + "".join(out) + "$"
+    """A gitignore-style glob (the one dialect, ``docshelf.globs``) as an anchored regex."""
+    from ..globs import to_regex
+
+    return to_regex(glob)
 
 
 def field_token(key: str, value: object) -> str:

@@ -3,10 +3,17 @@
 Layout of an index folder: ``chunks.lance`` and ``documents.lance`` tables plus
 ``manifest.json`` (the embedder and chunker identity). Replacing a document's chunks is a
 single ``merge_insert`` commit, so a crash leaves the old version or the new, never a mix.
+The two tables cannot share a commit: the chunks are written first, then the records,
+and ``orphan_documents`` finds chunks a crash left without a record (the indexer removes them).
+
+Reads never write: the full-text index is built by the writer (after its first commit
+and in ``optimize``); until then a text query scans the rows unindexed. Every error the
+engine raises is mapped into docshelf's tree (``StoreError``, ``InvalidQuery``).
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import os
@@ -22,7 +29,8 @@ import numpy as np
 import pyarrow as pa
 
 from ..analysis import searchable_text
-from ..errors import InvalidQuery, StoreError
+from ..crashpoints import crash_point
+from ..errors import DocshelfError, InvalidQuery, StoreError
 from ..models import Chunk, DocumentRecord, SearchFilters
 from .filters import field_token, quote, to_sql
 from .locks import FileWriterLock
@@ -78,6 +86,27 @@ def _fields(metadata_json: str) -> list[str]:
     return out
 
 
+def _mapped(action: str):
+    """Turn whatever the engine raises into a StoreError naming the index and the action."""
+
+    def wrap(method):
+        @functools.wraps(method)
+        def guarded(self, *args, **kwargs):
+            try:
+                return method(self, *args, **kwargs)
+            except DocshelfError:
+                raise
+            except Exception as exc:  # lance raises OSError, RuntimeError, ValueError, pyarrow errors...
+                raise StoreError(
+                    f"could not {action} the index at {self.dir}: {type(exc).__name__}: {exc}. "
+                    "If it persists, `docshelf doctor` checks the index and `docshelf index --force` rebuilds it"
+                ) from exc
+
+        return guarded
+
+    return wrap
+
+
 class LanceStore:
     name = "lancedb"
     #: Below this many chunks an exact vector scan is fast enough (and exact); above it
@@ -89,14 +118,18 @@ class LanceStore:
         import lancedb
 
         self.dir = Path(index_dir)
-        self.dir.mkdir(parents=True, exist_ok=True)
         self.dimensions = dimensions
+        self._connect(lancedb)
+
+    @_mapped("open")
+    def _connect(self, lancedb) -> None:
+        self.dir.mkdir(parents=True, exist_ok=True)
         # Check for other processes' commits on every read: readers always see new data.
         self._db = lancedb.connect(str(self.dir), read_consistency_interval=timedelta(0))
         self._pinned = threading.local()
-        self._chunks = self._open(CHUNKS, _chunk_schema(dimensions))
+        self._chunks = self._open(CHUNKS, _chunk_schema(self.dimensions))
         self._docs = self._open(DOCUMENTS, _DOC_SCHEMA)
-        self._fts_ready = self._has_fts()
+        self._fts_ready = self._has_fts()  # only the writer acts on it (it builds the index)
 
     def _open(self, name: str, schema: pa.Schema):
         try:
@@ -108,6 +141,7 @@ class LanceStore:
                 return self._db.open_table(name)
 
     # -- manifest ---------------------------------------------------------------------
+    @_mapped("read the manifest of")
     def read_manifest(self) -> dict[str, Any] | None:
         path = self.dir / MANIFEST
         if not path.exists():
@@ -117,6 +151,7 @@ class LanceStore:
         except ValueError as exc:
             raise StoreError(f"{path} is corrupt ({exc}); run `docshelf index --force` to rebuild") from exc
 
+    @_mapped("write the manifest of")
     def write_manifest(self, manifest: dict[str, Any]) -> None:
         fd, tmp = tempfile.mkstemp(dir=self.dir, prefix=".manifest-")
         with os.fdopen(fd, "w") as f:
@@ -164,6 +199,7 @@ class LanceStore:
             for root, paths in by_root.items()
         )
 
+    @_mapped("write chunks to")
     def replace_documents(self, items: Sequence[tuple[DocumentRecord, Sequence[Chunk], np.ndarray]]) -> None:
         """One commit for the whole batch: upsert the new chunks by id and delete every other
         chunk of these documents. A crash before it leaves the old versions, after it the new;
@@ -174,6 +210,7 @@ class LanceStore:
         for _, chunks, vectors in items:
             rows.extend(self._chunk_rows(chunks, vectors))
         predicate = self._docs_predicate([(record.root, record.path) for record, _, _ in items])
+        crash_point("chunk_write")
         if rows:
             (
                 self._chunks.merge_insert("id")
@@ -184,22 +221,43 @@ class LanceStore:
             )
         else:
             self._chunks.delete(predicate)
+        if not self._fts_ready:  # the writer builds the full-text index; a search never does
+            self._ensure_fts()
+        crash_point("record_write")
         self.put_records([record for record, _, _ in items])
 
+    @_mapped("write document records to")
     def put_records(self, records: Sequence[DocumentRecord]) -> None:
         if not records:
             return
         table = pa.Table.from_pylist([self._doc_row(r) for r in records], schema=_DOC_SCHEMA)
         self._docs.merge_insert("key").when_matched_update_all().when_not_matched_insert_all().execute(table)
 
+    @_mapped("delete documents from")
     def delete_documents(self, keys: Sequence[tuple[str, str]]) -> None:
+        """Chunks first, then records: a crash between leaves a record without chunks, which
+        the next run prunes (its file is gone) or re-indexes (its file is back)."""
         if not keys:
             return
         predicate = self._docs_predicate(keys)
         self._chunks.delete(predicate)
+        crash_point("prune")
         self._docs.delete(predicate)
 
+    @_mapped("read")
+    def orphan_documents(self) -> list[tuple[str, str]]:
+        """(root, path) of documents that have chunks but no record (left by a crash)."""
+        rows = self._chunks.count_rows()
+        if not rows:
+            return []
+        table = self._chunks.search().select(["root", "path"]).limit(rows).to_arrow()
+        have = set(zip(table.column("root").to_pylist(), table.column("path").to_pylist(), strict=True))
+        docs = self._docs.search().select(["root", "path"]).limit(max(1, self._docs.count_rows())).to_arrow()
+        known = set(zip(docs.column("root").to_pylist(), docs.column("path").to_pylist(), strict=True))
+        return sorted(have - known)
+
     # -- reads ------------------------------------------------------------------------
+    @_mapped("read document records from")
     def records(self) -> list[DocumentRecord]:
         rows = self._docs.to_arrow().to_pylist()
         return [
@@ -250,6 +308,7 @@ class LanceStore:
         """The table reads go to: this thread's snapshot when one is open, else the live table."""
         return getattr(self._pinned, "table", None) or self._chunks
 
+    @_mapped("search")
     def vector_search(self, vector: np.ndarray, k: int, filters: SearchFilters | None = None) -> list[tuple[Chunk, float]]:
         q = self._reader().search(np.asarray(vector, dtype=np.float32), vector_column_name="vector").distance_type("cosine")
         where = to_sql(filters)
@@ -258,6 +317,7 @@ class LanceStore:
         rows = self._run(q.select(_CHUNK_COLUMNS + ["_distance"]).limit(k))
         return [(self._to_chunk(r), 1.0 - float(r["_distance"])) for r in rows]
 
+    @_mapped("search")
     def text_search(
         self, query: str, k: int, filters: SearchFilters | None = None, fuzziness: int | None = 0
     ) -> list[tuple[Chunk, float]]:
@@ -265,7 +325,7 @@ class LanceStore:
         that grows with its length (exact matches count double), N applies N to every term."""
         from lancedb.query import MatchQuery
 
-        if not query.strip() or not self._fts_available():
+        if not query.strip():
             return []
         fts = MatchQuery(query, "search_text") if fuzziness == 0 else _fuzzy_query(query, fuzziness)
         if fts is None:
@@ -278,6 +338,7 @@ class LanceStore:
         return [(self._to_chunk(r), float(r["_score"])) for r in rows]
 
     # Scoring known candidates (hybrid search fills in the score the other retriever missed).
+    @_mapped("search")
     def vector_scores(self, vector: np.ndarray, ids: Sequence[str]) -> dict[str, float]:
         """Cosine similarity of ``vector`` to each of these chunks (exact, whatever the index)."""
         if not ids:
@@ -291,11 +352,12 @@ class LanceStore:
         rows = self._run(q.select(["id", "_distance"]).limit(len(ids)))
         return {r["id"]: 1.0 - float(r["_distance"]) for r in rows}
 
+    @_mapped("search")
     def text_scores(self, query: str, ids: Sequence[str]) -> dict[str, float]:
         """BM25 of ``query`` for each of these chunks that holds a query term (others score 0)."""
         from lancedb.query import MatchQuery
 
-        if not ids or not query.strip() or not self._fts_available():
+        if not ids or not query.strip():
             return {}
         q = self._reader().search(MatchQuery(query, "search_text"), query_type="fts").where(
             f"id IN ({', '.join(quote(i) for i in ids)})", prefilter=True
@@ -307,8 +369,11 @@ class LanceStore:
         try:
             return query.to_list()
         except Exception as exc:  # lance raises plain RuntimeError/ValueError for bad predicates
+            if isinstance(exc, OSError) or "LanceError(IO)" in str(exc):
+                raise StoreError(f"could not search the index at {self.dir}: {exc}") from exc
             raise InvalidQuery(f"the index could not run this query: {exc}") from exc
 
+    @_mapped("read chunks from")
     def get_chunks(self, ids: Sequence[str]) -> list[Chunk]:
         if not ids:
             return []
@@ -316,15 +381,18 @@ class LanceStore:
         found = {r["id"]: self._to_chunk(r) for r in rows.limit(len(ids)).to_list()}
         return [found[i] for i in ids if i in found]
 
+    @_mapped("read chunks from")
     def document_chunks(self, root: str, path: str) -> list[Chunk]:
         q = self._chunks.search().where(f"root = {quote(root)} AND path = {quote(path)}").select(_CHUNK_COLUMNS)
         rows = q.limit(1_000_000).to_list()
         return sorted((self._to_chunk(r) for r in rows), key=lambda c: c.chunk_index)
 
+    @_mapped("read vectors from")
     def document_vectors(self, root: str, path: str) -> dict[str, np.ndarray]:
         q = self._chunks.search().where(f"root = {quote(root)} AND path = {quote(path)}").select(["embed_text", "vector"])
         return {r["embed_text"]: np.asarray(r["vector"], dtype=np.float32) for r in q.limit(1_000_000).to_list()}
 
+    @_mapped("count the chunks of")
     def count_chunks(self) -> int:
         return self._chunks.count_rows()
 
@@ -335,19 +403,10 @@ class LanceStore:
         except Exception:  # noqa: BLE001 - an unreadable index list just means "rebuild"
             return False
 
-    def _fts_available(self) -> bool:
-        """Whether full-text search can run; builds the index on first use (not on an empty table).
-
-        Once built, no per-query row count is needed: an empty indexed table just finds nothing."""
-        if not self._fts_ready:
-            if self.count_chunks() == 0:
-                return False
-            self._ensure_fts()
-        return True
-
     def _ensure_fts(self) -> None:
-        """Build the BM25 index once; later rows are searched unindexed until optimize()."""
-        if self._fts_ready:
+        """Build the BM25 index once (writer only); later rows are searched unindexed until optimize()."""
+        if self._fts_ready or self._has_fts():
+            self._fts_ready = True
             return
         from lancedb.index import FTS
 
@@ -385,15 +444,17 @@ class LanceStore:
         """A lock file beside the tables (the OS frees it when the holder dies)."""
         return FileWriterLock(self.dir / WRITER_LOCK)
 
+    @_mapped("refresh")
     def refresh(self) -> None:
         self._chunks.checkout_latest()
         self._docs.checkout_latest()
-        self._fts_ready = self._fts_ready or self._has_fts()
 
+    @_mapped("optimize")
     def optimize(self) -> None:
         """Fold small commits together and bring indexes up to date (cheaper opens, faster reads)."""
         if self.count_chunks():
             self._ensure_fts()
+        crash_point("compaction")
         if self.count_chunks() >= self.vector_index_min_rows and not self.has_vector_index():
             self._build_vector_index()
         for table in (self._chunks, self._docs):
@@ -402,6 +463,7 @@ class LanceStore:
             except Exception as exc:  # noqa: BLE001 - a failed compaction loses nothing
                 log.warning("optimizing %s failed: %s", table.name, exc)
 
+    @_mapped("reset")
     def reset(self) -> None:
         for name in (CHUNKS, DOCUMENTS):
             try:

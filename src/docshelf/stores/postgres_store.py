@@ -339,6 +339,16 @@ class PostgresStore:
             cur.execute(f"DELETE FROM {self._t('chunks')} WHERE doc_key = ANY(%s)", (wanted,))
             cur.execute(f"DELETE FROM {self._t('documents')} WHERE doc_key = ANY(%s)", (wanted,))
 
+    def orphan_documents(self) -> list[tuple[str, str]]:
+        """Chunks without a record. Both are written in one transaction, so none is expected;
+        the check is one anti-join, kept so every backend honours the same promise."""
+        with self._read() as cur:
+            cur.execute(
+                f"SELECT DISTINCT c.root, c.path FROM {self._t('chunks')} c WHERE NOT EXISTS "
+                f"(SELECT 1 FROM {self._t('documents')} d WHERE d.doc_key = c.doc_key) ORDER BY 1, 2"
+            )
+            return [(row[0], row[1]) for row in cur.fetchall()]
+
     # -- reads ------------------------------------------------------------------------------
     def records(self) -> list[DocumentRecord]:
         with self._read() as cur:

@@ -286,6 +286,13 @@ class QdrantStore:
         self._call("delete", lambda: self.client.delete(self.docs, m.PointIdsList(points=ids), wait=True))
         self._paths = None
 
+    def orphan_documents(self) -> list[tuple[str, str]]:
+        """Chunks without a record (chunks and records are two writes here: a crash between
+        them leaves such chunks, and the indexer deletes them)."""
+        have = {(p.payload["root"], p.payload["path"]) for p in self._scroll(self.chunks)}
+        known = {(r.root, r.path) for r in self.records()}
+        return sorted(have - known)
+
     # -- reads ------------------------------------------------------------------------------
     def _scroll(self, collection: str, flt: Any = None, vectors: Any = False) -> list[Any]:
         out, offset = [], None

@@ -1,0 +1,59 @@
+"""``docshelf watch``: keep an index live (index, then follow file changes) without serving MCP."""
+
+from __future__ import annotations
+
+import logging
+import signal
+import threading
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from ..errors import ConfigError, DocshelfError
+from .cli_app import app, err, settings, verbosity
+from .cli_app import service as _service
+
+log = logging.getLogger("docshelf.watch")
+
+
+@app.command()
+def watch(
+    paths: Annotated[
+        Optional[list[Path]], typer.Argument(help="Folders or files to index and watch (added to the known roots).")
+    ] = None,
+    poll: Annotated[
+        bool, typer.Option("--poll", envvar="DOCSHELF_WATCH_POLL", help="Watch by polling (network drives, no inotify).")
+    ] = False,
+) -> None:
+    """Keep the index up to date: index the roots, then apply every change as it happens (Ctrl-C stops)."""
+    from ..live.writer import WriterLoop
+    from ..logs import setup_logging
+
+    config = settings()
+    for p in paths or []:
+        if not p.expanduser().exists():
+            raise ConfigError(f"{p} does not exist")
+    setup_logging(max(verbosity(), 1), config.log_file)  # INFO on stderr: each update is one line
+    shelf = _service(create=True)
+    roots = list(shelf.roots)
+    for p in paths or []:
+        resolved = p.expanduser().resolve()
+        if resolved not in roots:
+            roots.append(resolved)
+    if not roots:
+        raise ConfigError("no folders to watch: pass a PATH (`docshelf watch ~/docs`) or set `roots` in the config")
+    loop = WriterLoop(shelf, roots, watch=True, poll=poll)
+    stop = threading.Event()
+    previous = signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    err.print(f"watching {', '.join(map(str, roots))} (index {shelf.index_dir}); Ctrl-C stops")
+    loop.start()
+    try:
+        while not stop.wait(0.5):
+            if loop.phase == "failed":
+                raise DocshelfError(f"the index writer stopped: {loop.last_error}")
+    except KeyboardInterrupt:
+        pass
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        loop.stop()

@@ -1,0 +1,134 @@
+"""Live updates: subtree re-walks, vectors reused across moves, single-file roots watched,
+the periodic re-check, and ``docshelf watch``."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from docshelf.config import Settings
+from docshelf.embedders.fake import FakeEmbedder
+from docshelf.live.writer import WriterLoop
+from docshelf.service import Docshelf
+
+
+def found(shelf: Docshelf, word: str) -> set[str]:
+    shelf.store.refresh()
+    return {h.path for h in shelf.search(word, k=20, mode="keyword").hits}
+
+
+def wait_until(check, timeout: float = 30.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if check():
+            return True
+        time.sleep(0.2)
+    return False
+
+
+def test_a_folder_event_rewalks_only_that_folder(write, tmp_path, shelf, monkeypatch):
+    docs = tmp_path / "docs"
+    for folder in ("a", "b", "c/deep"):
+        write(docs, f"{folder}/note.md", f"# {folder}\n\nnote in {folder}")
+    shelf.index([docs])
+    write(docs, "b/new.md", "# New\n\nthe new ocelot note")
+    scanned: list[str] = []
+    real_scandir = os.scandir
+
+    def recording_scandir(path="."):
+        scanned.append(Path(path).resolve().relative_to(docs.resolve()).as_posix())
+        return real_scandir(path)
+
+    monkeypatch.setattr(os, "scandir", recording_scandir)
+    report = shelf.reindex_paths(docs, ["b"])
+    assert report.added == ["b/new.md"] and report.removed == []
+    assert scanned == ["b"]
+    assert found(shelf, "ocelot") == {"b/new.md"}
+
+
+def test_a_renamed_folder_is_not_reembedded_by_a_live_update(write, tmp_path, shelf, fake_embedder):
+    docs = tmp_path / "docs"
+    for i in range(3):
+        write(docs, f"old/n{i}.md", f"# Note {i}\n\n" + f"gecko {i} words " * 30)
+    shelf.index([docs])
+    before = fake_embedder.texts_embedded
+    (docs / "old").rename(docs / "new")
+    report = shelf.reindex_paths(docs, ["old", "new"])  # what the watcher hands over for a folder move
+    assert (sorted(report.removed), sorted(report.added)) == (
+        ["old/n0.md", "old/n1.md", "old/n2.md"], ["new/n0.md", "new/n1.md", "new/n2.md"]
+    )
+    assert (report.chunks_embedded, fake_embedder.texts_embedded) == (0, before)
+    assert found(shelf, "gecko") == {"new/n0.md", "new/n1.md", "new/n2.md"}
+
+
+def test_a_single_file_root_is_watched_and_its_siblings_are_not(write, tmp_path, fake_embedder):
+    notes = tmp_path / "notes"
+    todo = write(notes, "todo.md", "# Todo\n\nfeed the lynx")
+    shelf = Docshelf(Settings(index_dir=tmp_path / "index", reconcile_interval=0), embedder=fake_embedder)
+    loop = WriterLoop(shelf, [todo.resolve()], debounce=0.1)
+    loop.start()
+    try:
+        assert wait_until(lambda: loop.phase == "watching" and found(shelf, "lynx") == {"todo.md"})
+        assert loop.watcher is not None and loop.watcher.mode in ("native", "polling")
+        write(notes, "sibling.md", "# Sibling\n\nthe lynx sibling")
+        todo.write_text("# Todo\n\nfeed the lynx and the caracal")
+        assert wait_until(lambda: found(shelf, "caracal") == {"todo.md"})
+        time.sleep(1.0)  # the sibling's event came in the same burst; it must not be indexed
+        assert found(shelf, "lynx") == {"todo.md"}
+    finally:
+        assert loop.stop()
+
+
+def test_the_periodic_recheck_catches_changes_the_watcher_missed(write, tmp_path, fake_embedder):
+    docs = tmp_path / "docs"
+    write(docs, "a.md", "# A\n\nthe first serval")
+    shelf = Docshelf(Settings(index_dir=tmp_path / "index", reconcile_interval=0.5), embedder=fake_embedder)
+    loop = WriterLoop(shelf, [docs.resolve()], watch=False)  # no watcher: only the re-check can see changes
+    loop.start()
+    try:
+        assert wait_until(lambda: loop.reconciles >= 1 and found(shelf, "serval") == {"a.md"}, timeout=60)
+        write(docs, "b.md", "# B\n\nthe second serval")
+        (docs / "a.md").unlink()
+        assert wait_until(lambda: loop.reconciles >= 2 and found(shelf, "serval") == {"b.md"}, timeout=60)
+    finally:
+        assert loop.stop()
+
+
+def test_docshelf_watch_indexes_then_follows_changes_until_interrupted(write, tmp_path):
+    docs, index_dir = tmp_path / "docs", tmp_path / "index"
+    write(docs, "a.md", "# A\n\nthe margay guide")
+    env = {
+        **os.environ, "DOCSHELF_MODEL": "fake", "DOCSHELF_INDEX_DIR": str(index_dir),
+        "DOCSHELF_LOG_FILE": str(tmp_path / "watch.log"), "DOCSHELF_CONFIG": str(tmp_path / "none.toml"),
+    }
+    (tmp_path / "none.toml").write_text("")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "docshelf.interfaces.cli", "watch", str(docs)], env=env, cwd=tmp_path,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    try:
+        reader: list[Docshelf] = []
+
+        def finds(word: str, paths: set[str]) -> bool:
+            if not (index_dir / "manifest.json").exists():
+                return False
+            if not reader:
+                reader.append(Docshelf(Settings(index_dir=index_dir), embedder=FakeEmbedder()))
+            return found(reader[0], word) == paths
+
+        assert wait_until(lambda: finds("margay", {"a.md"}), timeout=90)
+        write(docs, "sub/b.md", "# B\n\nthe margay in a subfolder")
+        assert wait_until(lambda: finds("margay", {"a.md", "sub/b.md"}))
+        proc.send_signal(signal.SIGINT)
+        _, stderr = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 0, stderr
+    assert "watching" in stderr and "Traceback" not in stderr
+    assert reader[0].roots == [docs.resolve()]
