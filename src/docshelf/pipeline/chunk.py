@@ -207,20 +207,28 @@ class Chunker:
         return pieces
 
     def _token_windows(self, text: str, budget: int) -> list[tuple[int, int, int | None]]:
-        """(start, end, tokens) windows of at most ``budget - 4`` tokens each.
+        """(start, end, tokens) windows of at most ``budget - 4`` tokens each, covering ``text``.
 
-        ``tokens`` is the window's token count in the whole text; None when the window cuts a
-        word (its pieces may tokenize differently on their own, so it must be measured again).
+        Windows meet end to end, so a character the tokenizer drops (a private-use or control
+        character) stays in the text of the window around it. ``tokens`` is the window's token
+        count in the whole text; None when the window cuts a word (its parts may tokenize
+        differently on their own, so it must be measured again).
         """
         spans = self.tok.token_spans(text)
+        if not spans:
+            return [(0, len(text), None)]
         size = max(8, budget - 4)
+        starts = list(range(0, len(spans), size))
         windows: list[tuple[int, int, int | None]] = []
         start_clean = True
-        for i in range(0, len(spans), size):
+        for n, i in enumerate(starts):
             group = spans[i : i + size]
-            end = group[-1][1]
-            end_clean = end >= len(text) or not text[end].isalnum() or not text[end - 1].isalnum()
-            windows.append((group[0][0], end, len(group) if start_clean and end_clean else None))
+            last = n + 1 == len(starts)
+            token_end = group[-1][1]
+            end_clean = last or not text[token_end].isalnum() or not text[token_end - 1].isalnum()
+            begin = 0 if n == 0 else windows[-1][1]
+            end = len(text) if last else spans[i + size][0]
+            windows.append((begin, end, len(group) if start_clean and end_clean else None))
             start_clean = end_clean
         return windows
 

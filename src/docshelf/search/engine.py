@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 import threading
 import time
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import replace
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -99,14 +100,15 @@ class Searcher:
         if mode in ("semantic", "hybrid") and not self.semantic_ready():
             note = "the embedding model is still loading: these are keyword results; semantic ranking follows shortly"
             ran = "keyword"
-        if ran == "keyword":
-            scored = self.keyword(query, n, filters)
-        elif ran == "fuzzy":
-            scored = self.fuzzy(query, n, filters)
-        elif ran == "semantic":
-            scored = self.semantic(query, n, filters)
-        else:
-            scored = self.hybrid(query, n, filters)
+        with _snapshot(self.store):  # every read of this search sees one commit of the index
+            if ran == "keyword":
+                scored = self.keyword(query, n, filters)
+            elif ran == "fuzzy":
+                scored = self.fuzzy(query, n, filters)
+            elif ran == "semantic":
+                scored = self.semantic(query, n, filters)
+            else:
+                scored = self.hybrid(query, n, filters)
         evidence, self._local.evidence = getattr(self._local, "evidence", {}), {}
         reranked = self.reranker is not None and self.reranker.enabled and ran != "fuzzy"
         if reranked:
@@ -188,6 +190,14 @@ class Searcher:
         return [(chunks[cid], score) for cid, score in sorted(fused.items(), key=lambda kv: -kv[1])]
 
 
+def _snapshot(store: Store) -> AbstractContextManager[None]:
+    """The store's read snapshot when it offers one (optional ability): a search makes several
+    reads (BM25, dense, score look-ups), and a commit between them could show one document at
+    two versions in one answer (seen in benchmarks/concurrency.py before this)."""
+    snapshot = getattr(store, "snapshot", None)
+    return snapshot() if callable(snapshot) else nullcontext()
+
+
 @runtime_checkable
 class ScoreLookup(Protocol):
     """Optional store ability: score given chunks for a query (fills the hybrid pool)."""
@@ -197,11 +207,17 @@ class ScoreLookup(Protocol):
     def text_scores(self, query: str, ids: Sequence[str]) -> dict[str, float]: ...
 
 
+MAX_FUZZY_TERMS = 32
+"""Each fuzzy term expands to up to 20 indexed terms per variant; past this many, the first win."""
+
+
 def fuzzy_text(query: str) -> str:
-    """The query's words, their identifier parts, and adjacent pairs joined (``pic sure`` → ``picsure``)."""
+    """The query's words, their identifier parts, and adjacent pairs joined (``pic sure`` → ``picsure``),
+    at most ``MAX_FUZZY_TERMS`` of them (the query's own words first)."""
     words = [w.lower() for w in _WORD.findall(query)]
     joined = [a + b for a, b in zip(words, words[1:], strict=False)]
-    return " ".join(dict.fromkeys(query_text(query).lower().split() + joined))
+    terms = list(dict.fromkeys(query_text(query).lower().split() + joined))
+    return " ".join(terms[:MAX_FUZZY_TERMS])
 
 
 def group_to_hit(group: Group, mode: SearchMode, query: str = "") -> Hit:
@@ -232,4 +248,4 @@ def to_hit(chunk: Chunk, score: float, mode: SearchMode, query: str = "") -> Hit
     )
 
 
-__all__ = ["MODES", "SearchOptions", "Searcher", "fuzzy_text", "group_to_hit", "to_hit"]
+__all__ = ["MAX_FUZZY_TERMS", "MODES", "SearchOptions", "Searcher", "fuzzy_text", "group_to_hit", "to_hit"]

@@ -18,7 +18,9 @@ import json
 import logging
 import os
 import tempfile
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -124,6 +126,7 @@ class LanceStore:
         self.dir.mkdir(parents=True, exist_ok=True)
         # Check for other processes' commits on every read: readers always see new data.
         self._db = lancedb.connect(str(self.dir), read_consistency_interval=timedelta(0))
+        self._pinned = threading.local()
         self._chunks = self._open(CHUNKS, _chunk_schema(self.dimensions))
         self._docs = self._open(DOCUMENTS, _DOC_SCHEMA)
         self._fts_ready = self._has_fts()  # only the writer acts on it (it builds the index)
@@ -278,9 +281,36 @@ class LanceStore:
             overlap=r.get("overlap") or 0,
         )
 
+    # -- reads ------------------------------------------------------------------------
+    @contextmanager
+    def snapshot(self) -> Iterator[None]:
+        """Pin the chunks table at its latest commit for this thread's reads until the block ends.
+
+        A search reads several times (BM25, dense, score look-ups); pinned, all of them see
+        the same commit, so a writer committing meanwhile never shows one document at two
+        versions in one answer. Re-entrant; other threads keep reading the latest commit.
+        """
+        if getattr(self._pinned, "table", None) is not None:
+            yield
+            return
+        try:
+            table = self._db.open_table(CHUNKS)
+            table.checkout(table.version)
+        except Exception as exc:  # noqa: BLE001 - the boundary: lance errors become ours
+            raise StoreError(f"could not open the index at {self.dir} for reading: {exc}") from exc
+        self._pinned.table = table
+        try:
+            yield
+        finally:
+            self._pinned.table = None
+
+    def _reader(self):
+        """The table reads go to: this thread's snapshot when one is open, else the live table."""
+        return getattr(self._pinned, "table", None) or self._chunks
+
     @_mapped("search")
     def vector_search(self, vector: np.ndarray, k: int, filters: SearchFilters | None = None) -> list[tuple[Chunk, float]]:
-        q = self._chunks.search(np.asarray(vector, dtype=np.float32), vector_column_name="vector").distance_type("cosine")
+        q = self._reader().search(np.asarray(vector, dtype=np.float32), vector_column_name="vector").distance_type("cosine")
         where = to_sql(filters)
         if where:
             q = q.where(where, prefilter=True)
@@ -300,7 +330,7 @@ class LanceStore:
         fts = MatchQuery(query, "search_text") if fuzziness == 0 else _fuzzy_query(query, fuzziness)
         if fts is None:
             return []
-        q = self._chunks.search(fts, query_type="fts")
+        q = self._reader().search(fts, query_type="fts")
         where = to_sql(filters)
         if where:
             q = q.where(where, prefilter=True)
@@ -314,7 +344,7 @@ class LanceStore:
         if not ids:
             return {}
         q = (
-            self._chunks.search(np.asarray(vector, dtype=np.float32), vector_column_name="vector")
+            self._reader().search(np.asarray(vector, dtype=np.float32), vector_column_name="vector")
             .distance_type("cosine")
             .where(f"id IN ({', '.join(quote(i) for i in ids)})", prefilter=True)
             .bypass_vector_index()
@@ -329,7 +359,7 @@ class LanceStore:
 
         if not ids or not query.strip():
             return {}
-        q = self._chunks.search(MatchQuery(query, "search_text"), query_type="fts").where(
+        q = self._reader().search(MatchQuery(query, "search_text"), query_type="fts").where(
             f"id IN ({', '.join(quote(i) for i in ids)})", prefilter=True
         )
         rows = self._run(q.select(["id", "_score"]).limit(len(ids)))
@@ -347,7 +377,7 @@ class LanceStore:
     def get_chunks(self, ids: Sequence[str]) -> list[Chunk]:
         if not ids:
             return []
-        rows = self._chunks.search().where(f"id IN ({', '.join(quote(i) for i in ids)})").select(_CHUNK_COLUMNS)
+        rows = self._reader().search().where(f"id IN ({', '.join(quote(i) for i in ids)})").select(_CHUNK_COLUMNS)
         found = {r["id"]: self._to_chunk(r) for r in rows.limit(len(ids)).to_list()}
         return [found[i] for i in ids if i in found]
 
