@@ -64,7 +64,14 @@ def browser():
 def test_search_filter_open_and_see_the_cited_text(tmp_path, browser):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
-    from selenium.webdriver.support.ui import Select
+    from selenium.webdriver.support import expected_conditions as EC
+    from selenium.webdriver.support.ui import Select, WebDriverWait
+
+    def navigates(action) -> None:
+        """Run ``action`` and wait until the old page is gone (no stale elements after it)."""
+        old = browser.find_element(By.TAG_NAME, "html")
+        action()
+        WebDriverWait(browser, 30).until(EC.staleness_of(old))
 
     docs = tmp_path / "docs"
     for rel, text in GUIDES.items():
@@ -79,14 +86,14 @@ def test_search_filter_open_and_see_the_cited_text(tmp_path, browser):
         browser.get(base + "/")
         box = browser.find_element(By.NAME, "q")
         assert box == browser.switch_to.active_element  # the search box has the focus: type at once
-        box.send_keys("how do I rotate a token", Keys.ENTER)
+        navigates(lambda: box.send_keys("how do I rotate a token", Keys.ENTER))
         titles = [e.text for e in browser.find_elements(By.CSS_SELECTOR, "ol.hits .hit-title")]
         assert "Rotating API tokens" in titles and "Access tokens" in titles
         strip = browser.find_element(By.CSS_SELECTOR, "nav.strip").text
         assert "4 documents" in strip and "0 failed" in strip
 
         Select(browser.find_element(By.NAME, "collection")).select_by_value("helpdesk")
-        browser.find_element(By.CSS_SELECTOR, "form.search button").click()
+        navigates(browser.find_element(By.CSS_SELECTOR, "form.search button").click)
         cites = [e.text for e in browser.find_elements(By.CSS_SELECTOR, "ol.hits .cite")]
         assert cites and all("helpdesk" in c for c in cites)
         first = browser.find_element(By.CSS_SELECTOR, "ol.hits li")
@@ -95,7 +102,7 @@ def test_search_filter_open_and_see_the_cited_text(tmp_path, browser):
         assert "https://help.example.com/articles/17 › Account › Security" in first.text
         browser.save_screenshot(str(SCREENSHOT if os.environ.get("DOCSHELF_UPDATE_SCREENSHOT") else tmp_path / "s.png"))
 
-        first.find_element(By.CSS_SELECTOR, ".hit-title").click()
+        navigates(first.find_element(By.CSS_SELECTOR, ".hit-title").click)
         cited = browser.find_element(By.ID, "cited")
         assert "press Rotate" in cited.text
         assert [m.text for m in cited.find_elements(By.TAG_NAME, "mark")][:1] == ["rotate"]
