@@ -44,7 +44,10 @@ def to_regex(pattern: str) -> str:
             f"path glob {pattern!r} is not a pattern: use gitignore-style globs such as '*.md', "
             "'docs/**/*.md' or 'guides/'"
         )
-    regex, include = GitIgnoreSpecPattern.pattern_to_regex(text)
+    try:
+        regex, include = GitIgnoreSpecPattern.pattern_to_regex(text)
+    except ValueError as exc:  # pathspec's GitIgnorePatternError: e.g. a lone trailing backslash
+        raise InvalidQuery(f"path glob {pattern!r} is not a valid gitignore-style pattern: {exc}") from None
     if regex is None or not include:
         raise InvalidQuery(f"path glob {pattern!r} selects nothing")
     return re.sub(r"\(\?P<\w+>", "(", regex)  # plain groups: every regex engine reads them

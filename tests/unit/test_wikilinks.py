@@ -105,3 +105,12 @@ def test_para_folder():
     assert para_folder("3 Resources/definitions/api.md") == "3 Resources"
     assert para_folder("Archive/old.md") == "Archive"
     assert para_folder("notes/x.md") is None and para_folder("1_Projects.md") is None
+
+
+def test_percent_signs_in_ordinary_docs_are_text():
+    doc = MarkdownParser().parse(Path("printf.md"), (
+        "# printf\n\nUse %%d for a literal, 100%% sure.\n\n```matlab\n%%\nx = 1\n%%\n```\n\n"
+        "%%\na hidden comment\n%%\n\nVisible again.\n").encode())
+    text = "\n".join(b.text for b in doc.blocks)
+    assert "Use %%d for a literal, 100%% sure." in text and "x = 1" in text
+    assert "hidden comment" not in text and "Visible again." in text

@@ -167,21 +167,39 @@ def _prose_tags(tokens: list[Token]) -> list[str]:
     return found
 
 
-# Obsidian hides %% comments %% in reading view; Excalidraw drawings keep their JSON inside one.
-_COMMENT = re.compile(r"%%.*?(?:%%|\Z)", re.S)
+# Obsidian hides "%%" comment blocks in reading view; Excalidraw drawings keep their JSON in one.
+# Only the block form (a line that is just "%%") is read as a comment, and never inside a code
+# fence: inline "%%" is too common in real documentation (printf formats, MATLAB cells).
 _EXCALIDRAW_BANNER = re.compile(r"^==⚠.*EXCALIDRAW VIEW.*⚠==[ \t]*$", re.M)
 _BLOCK_ID = re.compile(r"[ \t]\^[A-Za-z0-9-]+[ \t]*$", re.M)  # "text ^a1b2c3": a block reference target
+_FENCE = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})")
 
 
 def _hide_obsidian_comments(text: str) -> str:
-    """Blank comments, block ids and the Excalidraw banner, keeping line breaks so citations hold."""
+    """Blank comment blocks, block ids and the Excalidraw banner, keeping line breaks so citations hold."""
     if "^" in text:
         text = _BLOCK_ID.sub("", text)
-    if "%%" in text:
-        text = _COMMENT.sub(lambda m: "\n" * m.group(0).count("\n"), text)
     if "EXCALIDRAW VIEW" in text:
         text = _EXCALIDRAW_BANNER.sub("", text)
-    return text
+    if "%%" not in text:
+        return text
+    lines = text.split("\n")
+    fence: str | None = None
+    hiding = False
+    for i, line in enumerate(lines):
+        if hiding:
+            hiding = line.strip() != "%%"
+            lines[i] = ""
+            continue
+        opened = _FENCE.match(line)
+        if fence is None and opened:
+            fence = opened.group(1)[0]
+        elif fence is not None and opened and opened.group(1)[0] == fence:
+            fence = None
+        elif fence is None and line.strip() == "%%":
+            hiding = True
+            lines[i] = ""
+    return "\n".join(lines)
 
 
 def _frontmatter_links(meta: dict[str, Any]) -> list[WikiLink]:
