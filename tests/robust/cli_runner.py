@@ -52,6 +52,21 @@ def run_cli(env: dict[str, str], *args: str, timeout: float = 300) -> subprocess
     )
 
 
+# Runs the CLI as its only child and writes that child's own peak RSS (kB) to a file, so a test
+# measures the indexer alone, not every process the test session has started before it.
+_MEASURE = ("import resource, subprocess, sys; r = subprocess.run(sys.argv[2:]); "
+            "open(sys.argv[1], 'w').write(str(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)); "
+            "sys.exit(r.returncode)")
+
+
+def run_cli_measured(env: dict[str, str], rss_file: Path, *args: str,
+                     timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-c", _MEASURE, str(rss_file), *docshelf_argv(*args)], env=env, capture_output=True,
+        text=True, timeout=timeout, preexec_fn=drop_file_mode_override,
+    )
+
+
 def cli_env(index: Path, **extra: str) -> dict[str, str]:
     return {**os.environ, "DOCSHELF_INDEX_DIR": str(index), "DOCSHELF_CONFIG": os.devnull,
             "COLUMNS": "200", **extra}

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import os
-import resource
 import shutil
 import sys
 import time
@@ -21,7 +20,7 @@ from pathlib import Path
 import anyio
 import pytest
 from bad_corpus import GOOD_WORDS, build
-from cli_runner import cli_env, run_cli, unprivileged_argv
+from cli_runner import cli_env, run_cli, run_cli_measured, unprivileged_argv
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "interfaces"))
 from mcp_harness import call, connect, server_params  # noqa: E402
@@ -37,9 +36,10 @@ def indexed(tmp_path_factory):
     expect = build(root)
     env = cli_env(index, DOCSHELF_MODEL="fake")
     started = time.monotonic()
-    proc = run_cli(env, "index", str(root), timeout=INDEX_SECONDS)
+    rss_file = base / "peak-rss-kb"
+    proc = run_cli_measured(env, rss_file, "index", str(root), timeout=INDEX_SECONDS)
     seconds = time.monotonic() - started
-    peak_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    peak_mb = int(rss_file.read_text()) / 1024
     status = run_cli(env, "status", "--json", timeout=120)
     yield root, index, expect, proc, status, seconds, peak_mb
     for locked in (root / "perm" / "secret.md", root / "perm" / "locked"):
