@@ -32,7 +32,8 @@ from ..analysis import searchable_text
 from ..crashpoints import crash_point
 from ..errors import DocshelfError, InvalidQuery, StoreError
 from ..models import Chunk, DocumentRecord, SearchFilters
-from .filters import field_token, quote, to_sql
+from .filters import quote, to_sql
+from .records import field_tokens
 from .locks import FileWriterLock
 
 log = logging.getLogger(__name__)
@@ -71,19 +72,6 @@ _DOC_SCHEMA = pa.schema([
 
 def _key(root: str, path: str) -> str:
     return f"{root}\x00{path}"
-
-
-def _fields(metadata_json: str) -> list[str]:
-    """Frontmatter scalars (and list items) as ``key=value`` tokens for exact filtering."""
-    try:
-        meta = json.loads(metadata_json or "{}")
-    except ValueError:
-        return []
-    out = []
-    for key, value in meta.items():
-        values = value if isinstance(value, list) else [value]
-        out.extend(field_token(key, v) for v in values if isinstance(v, str | int | float | bool))
-    return out
 
 
 def _mapped(action: str):
@@ -174,7 +162,7 @@ class LanceStore:
                 "chunk_index": c.chunk_index, "text": c.text, "embed_text": c.embed_text,
                 "search_text": searchable_text(c.embed_text), "page": c.page,
                 "start_line": c.start_line, "end_line": c.end_line,
-                "tags": [t.lower() for t in c.tags], "date": c.date, "fields": _fields(c.metadata_json),
+                "tags": [t.lower() for t in c.tags], "date": c.date, "fields": field_tokens(c.metadata_json),
                 "metadata_json": c.metadata_json, "overlap": c.overlap, "vector": v.astype(np.float32).tolist(),
             })
         return rows
