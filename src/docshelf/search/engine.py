@@ -172,7 +172,7 @@ class Searcher:
         lex = {c.id: s for c, s in lexical}
         den = {c.id: s for c, s in dense}
         corrected: dict[str, float] = {}
-        if self.unknown_words(query, [c for c, _ in lexical], limit=1):
+        if self.unknown_words(query, [c for c, _ in lexical]):
             # Typos: add the fuzzy candidates; their BM25 (exact terms already count double in it)
             # is scaled so that a corrected term weighs less than an exact one.
             weight = self.options.fusion.fuzzy_weight
@@ -204,16 +204,13 @@ class Searcher:
         self._local.evidence = {i: (den.get(i), lex.get(i, 0.0)) for i in chunks}
         return [(chunks[cid], score) for cid, score in sorted(fused.items(), key=lambda kv: -kv[1])]
 
-    def unknown_words(self, query: str, candidates: Sequence[Chunk], limit: int | None = None) -> list[str]:
-        """Up to ``limit`` (default: all) query words long enough to correct (``allowed_distance`` > 0) that occur
-        nowhere in the index. Cheap for ordinary queries: a word found in the keyword candidates
-        is known without a query; only the others cost a one-row full-text lookup each (at most
-        ``MAX_FUZZY_TERMS`` words are looked at, as fuzzy mode expands no more)."""
+    def unknown_words(self, query: str, candidates: Sequence[Chunk]) -> list[str]:
+        """Query words long enough to correct (``allowed_distance`` > 0) that occur nowhere in the
+        index. Cheap for ordinary queries: a word found in the keyword candidates is known
+        without a query; only the others cost a one-row full-text lookup each."""
         texts = [c.embed_text.lower() for c in candidates]
-        unknown: list[str] = []
-        for word in list(dict.fromkeys(words(query)))[:MAX_FUZZY_TERMS]:
-            if limit is not None and len(unknown) >= limit:
-                break
+        unknown = []
+        for word in dict.fromkeys(words(query)):
             if word.isdigit() or not allowed_distance(word, None):
                 continue
             root = stem(word)
