@@ -5,8 +5,6 @@
 - fuzzy: the same full-text index queried term by term with edit-distance matching, plus
   joined forms of adjacent words (``pic sure`` → ``picsure``), for names and typos.
 - hybrid (default): both lists fused with confidence-aware score fusion (``fuse.py``).
-  When a query word occurs nowhere in the index (a typo), the fuzzy list joins the keyword
-  side, its BM25 weighted by ``fuzzy_weight`` so corrected terms count less than exact ones.
 
 Every filter is pushed into the store's query (evaluated before top-k). Each mode ranks
 by its own scores; the score a hit shows is an absolute relevance estimate in [0, 1],
@@ -32,7 +30,6 @@ from ..errors import InvalidQuery
 from ..models import Chunk, Hit, SearchFilters, SearchMode, SearchResult
 from ..protocols import Embedder, Store
 from ..requests import MAX_K, MODES
-from ..stores.lexical import allowed_distance, stem, words
 from .calibrate import CalibrationParams, Calibrator, capped, confidence, coverage
 from .diversity import Group, diversify
 from .fuse import FusionParams, bm25_to_unit, cosine_to_unit, exact_bonus, fuse_hybrid, short_prior
@@ -171,25 +168,13 @@ class Searcher:
         chunks = {c.id: c for c, _ in lexical} | {c.id: c for c, _ in dense}
         lex = {c.id: s for c, s in lexical}
         den = {c.id: s for c, s in dense}
-        corrected: dict[str, float] = {}
-        if self.unknown_words(query, [c for c, _ in lexical]):
-            # Typos: add the fuzzy candidates; their BM25 (exact terms already count double in it)
-            # is scaled so that a corrected term weighs less than an exact one.
-            weight = self.options.fusion.fuzzy_weight
-            for c, s in self.store.text_search(fuzzy_text(query), n, filters, fuzziness=None):
-                chunks.setdefault(c.id, c)
-                corrected[c.id] = weight * s
         if self.options.fusion.method == "zconf" and isinstance(self.store, ScoreLookup):
             # One shared pool: score every candidate with both retrievers.
             den |= self.store.vector_scores(vector, [i for i in chunks if i not in den])
             lex |= self.store.text_scores(text, [i for i in chunks if i not in lex])
             den = {i: den.get(i, 0.0) for i in chunks}
-        for i, s in corrected.items():
-            lex[i] = max(lex.get(i, 0.0), s)
+        fused = fuse_hybrid(lex, den, self.options.fusion)
         params = self.options.fusion
-        if corrected:
-            params = replace(params, bm25_slope=params.corrected_bm25_slope)
-        fused = fuse_hybrid(lex, den, params)
         # Short *whole* sections only (no overlap: not the tail of a long section, e.g. an abstract's last chunk).
         fused = {
             i: f * short_prior(len(_WORD.findall(chunks[i].text)), params) if not chunks[i].overlap else f
@@ -203,22 +188,6 @@ class Searcher:
             }
         self._local.evidence = {i: (den.get(i), lex.get(i, 0.0)) for i in chunks}
         return [(chunks[cid], score) for cid, score in sorted(fused.items(), key=lambda kv: -kv[1])]
-
-    def unknown_words(self, query: str, candidates: Sequence[Chunk]) -> list[str]:
-        """Query words long enough to correct (``allowed_distance`` > 0) that occur nowhere in the
-        index. Cheap for ordinary queries: a word found in the keyword candidates is known
-        without a query; only the others cost a one-row full-text lookup each."""
-        texts = [c.embed_text.lower() for c in candidates]
-        unknown = []
-        for word in dict.fromkeys(words(query)):
-            if word.isdigit() or not allowed_distance(word, None):
-                continue
-            root = stem(word)
-            if any(word in t or root in t for t in texts):
-                continue
-            if not self.store.text_search(word, 1, None):
-                unknown.append(word)
-        return unknown
 
 
 def _snapshot(store: Store) -> AbstractContextManager[None]:

@@ -41,14 +41,6 @@ class FusionParams:
     # Exact code-like tokens (``analysis.code_tokens``): a chunk holding the share s of them
     # gains exact_weight * s of the distance to 1 (an identifier the reader pasted is strong evidence).
     exact_weight: float = 0.3
-    # Typos (a query word in no indexed chunk): the fuzzy list's BM25 × fuzzy_weight joins the
-    # keyword side (max per chunk). Exact terms count double in fuzzy BM25, so 0.5 puts them
-    # back at their plain weight and a corrected term at half of it.
-    fuzzy_weight: float = 0.5
-    # ...and the dense weight's weak-BM25 term uses this slope instead of bm25_slope: fuzzy
-    # BM25 is low by construction, and the model has not seen the misspelt words either, so a
-    # weak keyword match is no reason to trust the dense list more.
-    corrected_bm25_slope: float = 0.0
 
 
 def bm25_to_unit(score: float, half: float = 10.0) -> float:
