@@ -14,7 +14,7 @@ from typing import Annotated, Any, Optional
 import typer
 
 from ..errors import ConfigError
-from .cli_app import app, err, settings, verbosity
+from .cli_app import app, close_server, err, settings, verbosity
 
 log = logging.getLogger(__name__)
 
@@ -86,7 +86,4 @@ def api(
     except KeyboardInterrupt:
         pass
     finally:
-        stopped = runtime.close()
-        logging.shutdown()
-        if not stopped:  # a write still running: leave without tearing down native threads
-            os._exit(0)
+        close_server(runtime)

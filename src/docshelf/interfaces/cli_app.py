@@ -100,6 +100,16 @@ def service(rebuild: bool = False, create: bool = False, **overrides: Any):
     return Docshelf(settings(**overrides), rebuild=rebuild, create=create)
 
 
+def close_server(runtime: Any) -> None:
+    """Stop a server's runtime; if a write is still running, leave without tearing down native threads."""
+    import os
+
+    stopped = runtime.close()
+    logging.shutdown()
+    if not stopped:
+        os._exit(0)
+
+
 def print_json(data: Any) -> None:
     sys.stdout.write(json.dumps(to_jsonable(data), indent=2, ensure_ascii=False) + "\n")
 

@@ -19,7 +19,7 @@ from rich.markup import escape
 
 from ..access import AccessGuard, AccessPolicy, access_policy
 from ..errors import ConfigError
-from .cli_app import app, err, out, settings, state, verbosity
+from .cli_app import app, close_server, err, out, settings, state, verbosity
 
 log = logging.getLogger(__name__)
 
@@ -87,10 +87,7 @@ def serve(
     except KeyboardInterrupt:
         pass
     finally:
-        stopped = runtime.close()
-        logging.shutdown()
-        if not stopped:  # a write still running: leave without tearing down native threads
-            os._exit(0)
+        close_server(runtime)
 
 
 def _serve_http(server: Any, runtime: Any, policy: AccessPolicy, port: int) -> None:
