@@ -40,7 +40,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 SRC = HERE.parent / "src"
-sys.path.insert(0, str(HERE))
+sys.path[:0] = [str(HERE), str(SRC)]
 
 
 def _child_cpu() -> float:

@@ -11,13 +11,10 @@ from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
-from rich.markup import escape
-from rich.table import Table
-from rich.text import Text
 
 from ..errors import DocshelfError, InvalidRequest
 from ..requests import DocumentListRequest, DocumentRequest, SearchRequest
-from .cli_app import app, err, out, settings
+from .cli_app import GlobalOptionsGroup, app, err, escape, main_options, out, settings
 from .cli_app import print_json as _print_json
 from .cli_app import service as _service
 from .output import citation, to_jsonable
@@ -44,7 +41,7 @@ def index(
 
         report = Docshelf.plan(settings(), paths or None, force=force)
     else:
-        with IndexProgressBar(err) as bar:
+        with IndexProgressBar(err.console) as bar:
             report = _service(rebuild=force, create=True).index(paths or None, force=force, progress=bar)
     for warning in report.warnings:
         err.print(f"[yellow]Warning:[/] {escape(warning)}")
@@ -112,6 +109,8 @@ def search(
     if not result.hits:
         out.print("No results. Try --mode fuzzy for names and typos, or check `docshelf status`.")
         return
+    from rich.text import Text
+
     if result.confidence in ("low", "none"):
         err.print(f"[yellow]confidence {result.confidence}: the documents may not answer this; check the passages[/]")
     for n, hit in enumerate(result.hits, start=1):
@@ -184,6 +183,8 @@ def status(as_json: Annotated[bool, typer.Option("--json", help="Print as JSON."
     out.print(f"Documents:  {st.documents}   Chunks: {st.chunks}   Failed: {len(st.failed)}   "
               f"Skipped: {len(st.skipped)}")
     if st.collections:
+        from rich.table import Table
+
         table = Table("collection", "documents", "chunks", "doc types")
         for c in st.collections:
             table.add_row(c.name, str(c.documents), str(c.chunks), ", ".join(c.doc_types))
@@ -309,10 +310,42 @@ def _register_more_commands() -> None:
 _register_more_commands()
 
 
+def _command_of(args: list[str]) -> str | None:
+    """The command a command line runs (global options may come anywhere), or None."""
+    from .cli_app import GLOBAL_OPTIONS, hoist_global_options
+
+    hoisted = hoist_global_options(args)
+    i = 0
+    while i < len(hoisted):
+        arg = hoisted[i]
+        if arg == "--":
+            return None
+        if not arg.startswith("-"):
+            return arg
+        if GLOBAL_OPTIONS.get(arg):  # takes a value: skip it
+            i += 1
+        i += 1
+    return None
+
+
+def _app_for(args: list[str]) -> typer.Typer:
+    """The whole app, or for ``search`` the same callback and command alone: Typer builds every
+    registered command's parameters on each run, which costs more than a search a running
+    server answers. Parsing, help and errors of ``search`` are the same either way."""
+    if _command_of(args) != "search":
+        return app
+    alone = typer.Typer(name="docshelf", cls=GlobalOptionsGroup, help=app.info.help, no_args_is_help=True,
+                        add_completion=False, pretty_exceptions_enable=False)
+    alone.callback()(main_options)
+    alone.command()(search)
+    return alone
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point: run the app, turning DocshelfError into one clear line and exit 1."""
+    args = list(sys.argv[1:] if argv is None else argv)
     try:
-        code = app(args=argv, prog_name="docshelf", standalone_mode=False)
+        code = _app_for(args)(args=args, prog_name="docshelf", standalone_mode=False)
         if isinstance(code, int) and code:  # typer.Exit(n) comes back as a return value here
             sys.exit(code)
     except DocshelfError as exc:

@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Annotated, Any, Optional
 
 import typer
-from rich.console import Console
 from typer.core import TyperGroup
 
 from .. import __version__
@@ -68,8 +67,37 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-out = Console(soft_wrap=True)
-err = Console(stderr=True, soft_wrap=True)
+
+
+class LazyConsole:
+    """A Rich ``Console`` made on first use: ``--json`` output, and a search a running server
+    answers, never import Rich (a tenth of such a command's start-up)."""
+
+    def __init__(self, **options: Any) -> None:
+        self._options = options
+        self._console: Any = None
+
+    @property
+    def console(self) -> Any:
+        if self._console is None:
+            from rich.console import Console
+
+            self._console = Console(**self._options)
+        return self._console
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.console, name)
+
+
+def escape(text: str) -> str:
+    """``rich.markup.escape``, imported when first needed."""
+    from rich.markup import escape as rich_escape
+
+    return rich_escape(text)
+
+
+out = LazyConsole(soft_wrap=True)
+err = LazyConsole(stderr=True, soft_wrap=True)
 
 
 class State:

@@ -13,10 +13,9 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.markup import escape
 
 from ..diagnostics import Check, diagnose, run_check
-from .cli_app import app, out, print_json, settings, state
+from .cli_app import app, escape, out, print_json, settings, state
 from .cli_serve import server_command
 
 MARKS = {"ok": "[green]ok[/]  ", "warn": "[yellow]warn[/]", "fail": "[red]FAIL[/]"}

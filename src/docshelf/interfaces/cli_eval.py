@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
-from rich.table import Table
 
 from .cli_app import app, err, out, state
 from .output import to_jsonable
@@ -65,7 +64,7 @@ def eval_command(
         _eval_docset(dataset_dir, wanted, model, cache_dir, no_cache, max_queries, run_file, as_json)
         return
     dataset = load_dataset(dataset_dir, split)
-    with IndexProgressBar(err, enabled=sys.stderr.isatty()) as bar:
+    with IndexProgressBar(err.console, enabled=sys.stderr.isatty()) as bar:
         index = open_eval_index(dataset, model=model, cache_dir=cache_dir, use_cache=not no_cache, progress=bar)
     report = run_eval(dataset, index, wanted, max_queries=max_queries)  # type: ignore[arg-type]
     if run_file:
@@ -75,6 +74,8 @@ def eval_command(
     if as_json or not sys.stdout.isatty():
         sys.stdout.write(json.dumps(data, indent=2) + "\n")
         return
+    from rich.table import Table
+
     table = Table(title=f"{report.dataset} ({report.split}): {report.queries} queries, {report.documents} documents, "
                   f"{report.chunks} chunks")
     table.add_column("mode")
@@ -97,7 +98,7 @@ def _eval_docset(root: Path, modes: list[str], model: str, cache_dir: Optional[P
     from .progress import IndexProgressBar
 
     docset = load_docset(root)
-    with IndexProgressBar(err, enabled=sys.stderr.isatty()) as bar:
+    with IndexProgressBar(err.console, enabled=sys.stderr.isatty()) as bar:
         index = open_docset_index(docset, model=model, cache_dir=cache_dir, use_cache=not no_cache, progress=bar)
     report = run_docset(docset, index, modes, max_queries=max_queries)  # type: ignore[arg-type]
     if run_file:
@@ -107,6 +108,8 @@ def _eval_docset(root: Path, modes: list[str], model: str, cache_dir: Optional[P
     if as_json or not sys.stdout.isatty():
         sys.stdout.write(json.dumps(data, indent=2) + "\n")
         return
+    from rich.table import Table
+
     table = Table(title=f"{report.dataset}: {report.questions} questions, {report.documents} documents, "
                   f"{report.chunks} chunks")
     for name in ("mode", "kind", "n", *QA_METRICS):

@@ -15,11 +15,10 @@ from pathlib import Path
 from typing import Annotated, Any, Optional
 
 import typer
-from rich.markup import escape
 
 from ..access import AccessGuard, AccessPolicy, access_policy
 from ..errors import ConfigError
-from .cli_app import app, close_server, err, out, settings, state, verbosity
+from .cli_app import app, close_server, err, escape, out, settings, state, verbosity
 
 log = logging.getLogger(__name__)
 
