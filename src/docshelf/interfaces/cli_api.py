@@ -75,7 +75,8 @@ def api(
     for p in paths or []:
         if not p.expanduser().exists():
             raise ConfigError(f"{p} does not exist")
-    runtime = ServerRuntime(config, list(paths or []), watch=watch, writer_retry=writer_retry, read_only=read_only)
+    runtime = ServerRuntime(config, list(paths or []), watch=watch, writer_retry=writer_retry, read_only=read_only,
+                            kind="api")
     asgi, read = build_api(runtime, host, token=token, ingest_token=ingest_token, insecure=insecure,
                            max_body_mb=max_body_mb, allow_host=allow_host or [], allow_origin=allow_origin or [])
     log.info("docshelf api pid %d, index %s, log %s", os.getpid(), config.index_dir, used)
