@@ -100,7 +100,7 @@ def search(
         min_score=min_score, linked_to=linked_to,
     )
     answer = _ask_running_server(request)
-    result = _result_from_json(answer.result) if answer is not None else _service().search(request)
+    result = _result_from_json(answer.result) if answer is not None else _search_in_process(request)
     if as_json:
         _print_json(answer.result if answer is not None else result)
         return
@@ -136,6 +136,29 @@ def _ask_running_server(request: SearchRequest):
     if answer is not None:
         log.info("answered by docshelf %s (pid %d) in %.0f ms", answer.kind, answer.pid, answer.seconds * 1000)
     return answer
+
+
+def _search_in_process(request: SearchRequest):
+    """``Docshelf.search`` in this process. A local model loads on a second thread meanwhile:
+    creating its session releases the GIL, so on two cores it overlaps importing and opening
+    the store instead of following it (the search waits for the load either way)."""
+    import threading
+
+    from ..embedders import REMOTE_PREFIXES, embedder_from_settings
+    from ..service import Docshelf
+
+    config = settings()
+    embedder = embedder_from_settings(config)
+    if (request.mode or config.search_mode) in ("hybrid", "semantic") and not config.model.startswith(REMOTE_PREFIXES):
+        threading.Thread(target=_load_quietly, args=(embedder,), name="docshelf-model", daemon=True).start()
+    return Docshelf(config, embedder=embedder, create=False).search(request)
+
+
+def _load_quietly(embedder) -> None:
+    try:
+        embedder.load()
+    except Exception:  # noqa: BLE001 - the search loads it again and reports the error the usual way
+        log.debug("loading the model ahead of the search failed", exc_info=True)
 
 
 def _result_from_json(data: dict):
