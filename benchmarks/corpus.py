@@ -372,7 +372,7 @@ def cached_index(n_chunks: int, seed: int = 1, progress: bool = True, variant: s
                 print(f"building {folder} ({n_chunks} chunks)…", file=sys.stderr, flush=True)
             build_index(n_chunks, folder, seed, progress=progress, key=folder.name)
     meta = json.loads((folder / "built.json").read_text())
-    return BuiltIndex(folder, meta["chunks"], seed, meta["build_seconds"])
+    return BuiltIndex(folder.resolve(), meta["chunks"], seed, meta["build_seconds"])  # roots are recorded resolved
 
 
 def _check_memory(need_gib: float = 4.0) -> None:
