@@ -319,7 +319,7 @@ class Docshelf:
                     skipped[key] = report.skipped_by_root.get(key, {})
                 else:
                     skipped.setdefault(key, {}).update(report.skipped_by_root.get(key, {}))
-            records = self.store.records()
+            records = indexer.records_after if indexer.records_after is not None else self.store.records()
             for key in new_keys:
                 if not any(_from_root(r, key) for r in records):
                     manifest["roots"].remove(key)

@@ -178,19 +178,20 @@ class _Walker:
         self.result = result
         self.skip = {Path(p).expanduser().resolve() for p in skip}
         self._skip_strings = {str(p) for p in self.skip}  # compared with DirEntry.path, no Path per entry
+        self._suffixes = frozenset(registry.suffixes)
 
     def consider(self, root: Path, rel: str, entry: os.DirEntry | None = None) -> None:
         """Add ``root/rel`` (a regular file or a link to one) unless size or format rule it out.
 
-        ``entry``: the walk's DirEntry for it, whose ``stat()`` saves building a Path to stat.
+        ``entry``: the walk's DirEntry for it; with it no Path is built unless the suffix is unknown.
         """
-        path = root / rel
         try:
-            stat = entry.stat() if entry is not None else path.stat()
+            stat = entry.stat() if entry is not None else (root / rel).stat()
             if stat.st_size > self.max_bytes:
                 self.result.skip(root, rel, _size_reason(self.max_bytes))
                 return
-            if self.registry.for_file(path) is None:
+            # A known suffix settles it without a Path; anything else asks the registry (and sniffs).
+            if os.path.splitext(rel)[1].lower() not in self._suffixes and self.registry.for_file(path := root / rel) is None:
                 with path.open("rb") as handle:
                     head = handle.read(SNIFF_BYTES)
                 if self.registry.for_file(path, head) is None:
@@ -199,7 +200,7 @@ class _Walker:
         except OSError as exc:
             self.result.skip(root, rel, f"unreadable ({exc.strerror or exc})")
             return
-        self.result.files.append(SourceFile(root, path, rel, stat.st_size, stat.st_mtime_ns))
+        self.result.files.append(SourceFile(root, rel, stat.st_size, stat.st_mtime_ns))
 
     def walk(self, root: Path, rules: IgnoreRules, start: str = "") -> None:
         """Walk ``root`` (or only its subtree ``start``; the caller checked it is not ignored)."""
