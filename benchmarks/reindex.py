@@ -9,15 +9,22 @@ values — embedding 10k chunks with the real model would take ~15 minutes here 
 nothing about re-indexing. Everything timed afterwards runs the product's own path with the
 real packaged model:
 
-- ``library``: ``Docshelf(Settings(index_dir=...)).index([tree])`` in this process (the
-  service is built before the clock starts; the model is never loaded when nothing changed);
-- ``cli``: ``docshelf index TREE`` as a subprocess, wall time (imports and store opening included);
-- ``edit``: one file gains a sentence, then ``index`` (library), with the time the real model
-  needs to embed that file's chunks (model load included) reported beside it.
+Each timed run is a fresh process with the code under test on PYTHONPATH, so ``--baseline``
+(another checkout's ``src``) is timed interleaved with this one, run by run, on the same index:
 
-    python benchmarks/reindex.py --files 10000 --repeat 5 [--json]
+- ``unchanged, library``: ``Docshelf(Settings(index_dir=...)).index([tree])``, the call alone
+  (the service is built before the clock starts; the model is never loaded when nothing changed);
+- ``unchanged, CLI``: ``docshelf index TREE`` as a subprocess (imports and store opening included);
+- ``one edit, library``: one file gains a sentence, then the ``index`` call; the real model loads
+  and embeds that file's chunks, and the time for that alone (a fresh embedder: load + embed) is
+  reported beside it.
 
-``measure(files, repeat)`` returns the same dict for ``benchmarks/run.py``.
+Wall and CPU (user + system) seconds, medians: the shared machine is noisy, and CPU time shows
+the work done when the wall clock mostly shows the neighbours.
+
+    python benchmarks/reindex.py --files 10000 --repeat 5 [--baseline ../main/src] [--json]
+
+``measure(files, repeat, baseline)`` returns the same dict for ``benchmarks/run.py``.
 """
 
 from __future__ import annotations
@@ -25,6 +32,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -81,14 +89,38 @@ def build(tree: Path, index_dir: Path) -> dict:
     return {"build_s": time.perf_counter() - t0, "files": len(report.added), "failed": len(report.failed)}
 
 
-def time_library(tree: Path, index_dir: Path) -> tuple[float, object]:
+def child(index_dir: Path, tree: Path, edit: Path | None) -> None:
+    """In a fresh process (the code under test on PYTHONPATH): build the service, then time one
+    ``index`` call, after appending a sentence to ``edit`` when given. Prints wall and CPU seconds."""
     from docshelf.config import Settings
     from docshelf.service import Docshelf
 
     shelf = Docshelf(Settings(index_dir=index_dir))
-    t0 = time.perf_counter()
+    if edit is not None:
+        edit.write_text(edit.read_text() + f"\nAn added sentence at {time.time()}.\n")
+    wall, cpu = time.perf_counter(), time.process_time()
     report = shelf.index([tree])
-    return time.perf_counter() - t0, report
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    changed = report.added + report.updated + report.removed
+    print(json.dumps({"wall_s": wall, "cpu_s": cpu, "changed": changed}))
+
+
+def _run(args: list[str], src: str | None, index_dir: Path) -> tuple[float, float, str]:
+    """Run ``args``; wall seconds, CPU seconds (user + system, the child's) and stdout."""
+    env = {**os.environ, "DOCSHELF_INDEX_DIR": str(index_dir)}
+    if src:
+        env["PYTHONPATH"] = src
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    done = subprocess.run(args, env=env, check=True, capture_output=True, text=True)
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime, done.stdout
+
+
+def time_library(tree: Path, index_dir: Path, src: str | None, edit: Path | None = None) -> dict:
+    args = [sys.executable, __file__, "--child", str(index_dir), str(tree)] + (["--edit", str(edit)] if edit else [])
+    return json.loads(_run(args, src, index_dir)[2])
 
 
 def _docshelf_command() -> str:
@@ -97,12 +129,9 @@ def _docshelf_command() -> str:
     return str(script) if script.exists() else shutil.which("docshelf") or "docshelf"
 
 
-def time_cli(tree: Path, index_dir: Path) -> float:
-    env = {**os.environ, "DOCSHELF_INDEX_DIR": str(index_dir)}
-    t0 = time.perf_counter()
-    subprocess.run([_docshelf_command(), "index", str(tree), "--json"], env=env, check=True,
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    return time.perf_counter() - t0
+def time_cli(tree: Path, index_dir: Path, src: str | None) -> dict:
+    wall, cpu, _ = _run([_docshelf_command(), "index", str(tree), "--json"], src, index_dir)
+    return {"wall_s": wall, "cpu_s": cpu}
 
 
 def embed_cost(path: Path) -> float:
@@ -121,31 +150,39 @@ def embed_cost(path: Path) -> float:
     return time.perf_counter() - t0
 
 
-def measure(files: int = 10_000, repeat: int = 5, keep: Path | None = None) -> dict:
-    """Build once, then time ``repeat`` unchanged re-indexes (library, CLI) and ``repeat`` one-file edits."""
+def _medians(runs: list[dict]) -> dict:
+    return {"wall_s": statistics.median(r["wall_s"] for r in runs), "cpu_s": statistics.median(r["cpu_s"] for r in runs)}
+
+
+def measure(files: int = 10_000, repeat: int = 5, baseline: str | None = None, keep: Path | None = None) -> dict:
+    """Build once, then time ``repeat`` unchanged re-indexes (library, CLI) and ``repeat`` one-file
+    edits, for this checkout and, interleaved run by run, for ``baseline`` (another ``src`` folder)."""
     scratch = Path(tempfile.mkdtemp(prefix="docshelf-reindex-", dir=keep))
+    here = str(Path(__file__).resolve().parent.parent / "src")
+    variants = {"this": here, **({"baseline": baseline} if baseline else {})}
     try:
         tree, index_dir = scratch / "tree", scratch / "index"
         paths = make_tree(tree, files)
-        out: dict = {"files": files, "repeat": repeat, **build(tree, index_dir)}
-        lib, cli, edit = [], [], []
+        out: dict = {"files": files, "repeat": repeat, **build(tree, index_dir), "variants": {}}
+        runs = {name: {"unchanged_library": [], "unchanged_cli": [], "edit_one_library": []} for name in variants}
         for _ in range(repeat):
-            seconds, report = time_library(tree, index_dir)
-            assert not (report.added or report.updated or report.removed), "the tree did not change"
-            lib.append(seconds)
-            cli.append(time_cli(tree, index_dir))
+            for name, src in variants.items():
+                result = time_library(tree, index_dir, src)
+                assert not result["changed"], f"the tree did not change: {result['changed']}"
+                runs[name]["unchanged_library"].append(result)
+                runs[name]["unchanged_cli"].append(time_cli(tree, index_dir, src))
         for i in range(repeat):
-            path = paths[(i * 997) % len(paths)]
-            path.write_text(path.read_text() + f"\nAn added sentence, edit {i}.\n")
-            seconds, report = time_library(tree, index_dir)
-            assert report.updated == [path.relative_to(tree).as_posix()], report.updated
-            edit.append(seconds)
-        out.update({
-            "unchanged_library_s": statistics.median(lib), "unchanged_cli_s": statistics.median(cli),
-            "edit_one_library_s": statistics.median(edit), "edit_one_embed_s": embed_cost(paths[0]),
-            "runs": {"unchanged_library": lib, "unchanged_cli": cli, "edit_one_library": edit},
-        })
-        out["edit_one_minus_embed_s"] = out["edit_one_library_s"] - out["edit_one_embed_s"]
+            for j, (name, src) in enumerate(variants.items()):
+                path = paths[(i * 997 + j * 13) % len(paths)]
+                result = time_library(tree, index_dir, src, edit=path)
+                assert result["changed"] == [path.relative_to(tree).as_posix()], result["changed"]
+                runs[name]["edit_one_library"].append(result)
+        embed_s = embed_cost(paths[0])
+        for name, kinds in runs.items():
+            out["variants"][name] = {
+                "src": variants[name], **{kind: _medians(r) for kind, r in kinds.items()}, "runs": kinds,
+            }
+        out["edit_one_embed_s"] = embed_s
         return out
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
@@ -155,16 +192,26 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--files", type=int, default=10_000)
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--baseline", help="another checkout's src folder, timed side by side (e.g. before a change)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--child", nargs=2, type=Path, metavar=("INDEX_DIR", "TREE"), help=argparse.SUPPRESS)
+    parser.add_argument("--edit", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
-    result = measure(args.files, args.repeat)
+    if args.child:
+        child(*args.child, args.edit)
+        return
+    result = measure(args.files, args.repeat, args.baseline)
     if args.json:
         print(json.dumps(result))
         return
-    print(f"| files | build (stand-in) | unchanged, library | unchanged, CLI | one edit, library | its embedding |")
-    print("|---:|---:|---:|---:|---:|---:|")
-    print(f"| {result['files']} | {result['build_s']:.1f} s | {result['unchanged_library_s']:.2f} s | "
-          f"{result['unchanged_cli_s']:.2f} s | {result['edit_one_library_s']:.2f} s | {result['edit_one_embed_s']:.2f} s |")
+    print(f"{result['files']} files, built in {result['build_s']:.0f} s (stand-in embedder); medians of "
+          f"{result['repeat']}, wall / CPU seconds; one file's embedding alone (model load included): "
+          f"{result['edit_one_embed_s']:.2f} s")
+    print("| code | unchanged, library | unchanged, CLI | one edit, library |")
+    print("|---|---:|---:|---:|")
+    for name, v in result["variants"].items():
+        cells = [f"{v[k]['wall_s']:.2f} / {v[k]['cpu_s']:.2f}" for k in ("unchanged_library", "unchanged_cli", "edit_one_library")]
+        print(f"| {name} | " + " | ".join(cells) + " |")
 
 
 if __name__ == "__main__":

@@ -289,3 +289,46 @@ def test_an_index_of_another_schema_version_is_refused(write, tmp_path, make_she
     shelf.store.write_manifest({**manifest, "schema_version": 1})
     with pytest.raises(EmbedderMismatch, match="schema_version 1.*docshelf index --force"):
         make_shelf(fake_embedder)
+
+
+def test_the_records_a_run_hands_back_are_the_stored_ones(write, tmp_path, shelf):
+    from docshelf.pipeline.indexer import Indexer
+
+    docs = tmp_path / "docs"
+    for name in ("a", "b", "c"):
+        write(docs, f"{name}.md", f"# {name}\n\nthe {name} note about lemurs")
+    indexer = Indexer(shelf.settings, shelf.store, shelf.embedder, shelf.registry, shelf.chunker)
+    indexer.run([docs])
+    write(docs, "a.md", "# a\n\nthe a note, edited")
+    (docs / "b.md").unlink()
+    write(docs, "d.md", "# d\n\na new note")
+    (docs / "bad.pdf").write_bytes(b"%PDF-1.4 not really a pdf")
+    report = indexer.run([docs])
+    assert (report.added, report.updated, report.removed, list(report.failed)) == (["d.md"], ["a.md"], ["b.md"], ["bad.pdf"])
+
+    def key(r):
+        return r.path
+
+    assert sorted(indexer.records_after, key=key) == sorted(shelf.store.records(), key=key)
+
+
+def test_a_small_change_to_a_large_index_leaves_compaction_to_a_later_run(write, tmp_path, shelf, monkeypatch):
+    from docshelf import service
+
+    docs = tmp_path / "docs"
+    for i in range(40):
+        write(docs, f"n{i}.md", f"# Note {i}\n\nabout wombat number {i}")
+    optimized = []
+    real = shelf.store.optimize
+    monkeypatch.setattr(shelf.store, "optimize", lambda: optimized.append(1) or real())
+    shelf.index([docs])
+    assert optimized == [1]  # everything was new
+    for run in range(1, service.OPTIMIZE_EVERY_RUNS + 1):
+        write(docs, "n0.md", f"# Note 0\n\nabout wombat number 0, edit {run}")  # 1 of 40: 2.5%
+        shelf.index([docs])
+        assert len(optimized) == (1 if run < service.OPTIMIZE_EVERY_RUNS else 2), run
+    assert paths_found(shelf, "edit") == {"n0.md"}  # searchable before any compaction
+    for i in range(2):  # 2 of 40: 5%
+        write(docs, f"n{i}.md", f"# Note {i}\n\nabout wombat number {i}, rewritten")
+    shelf.index([docs])
+    assert len(optimized) == 3

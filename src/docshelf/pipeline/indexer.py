@@ -128,8 +128,7 @@ class Indexer:
         self.registry = registry
         self.chunker = chunker
         self.records_after: list[DocumentRecord] | None = None
-        """After ``run``: every record, when the run wrote none (the caller need not read them again)."""
-        self._wrote = False
+        """After ``run``: every record as the run left it (the caller need not read them again)."""
 
     # -- planning ---------------------------------------------------------------------
     def run(
@@ -150,7 +149,7 @@ class Indexer:
         )
         report.skipped.update(found.skipped)
         report.skipped_by_root = found.skipped_by_root
-        self.records_after, self._wrote = None, False
+        self.records_after = None
         records = {(r.root, r.path): r for r in self.store.records()}
         # Only a folder root owns what vanished beneath it; a single-file root prunes nothing else.
         root_names = {str(Path(r).expanduser().resolve()) for r in roots if Path(r).expanduser().is_dir()}
@@ -170,8 +169,9 @@ class Indexer:
             if orphans:
                 log.info("removing the chunks of %d documents that have no record", len(orphans))
                 self.store.delete_documents(orphans)
-            if not (gone or orphans or self._wrote):
-                self.records_after = list(records.values())
+            for key in gone:
+                records.pop(key, None)
+            self.records_after = list(records.values())  # kept up to date by each commit
         report.seconds = time.monotonic() - started
         return report
 
@@ -298,9 +298,11 @@ class Indexer:
                 data = None  # drop this file's bytes before the next one is read
             if batch.full and not dry_run:
                 report.chunks_embedded += self._commit(batch, progress)
+                _remember(records, batch)
                 batch = _Batch()
         if not dry_run:
             report.chunks_embedded += self._commit(batch, progress)
+            _remember(records, batch)
 
     def _add(
         self, batch: _Batch, cand: _Candidate, data: bytes, digest: str, by_hash, report, progress, read_at: float
@@ -394,7 +396,6 @@ class Indexer:
             vectors = [p.known.get(c.embed_text, fresh.get(c.embed_text)) for c in p.chunks]
             matrix = np.stack(vectors) if vectors else np.zeros((0, self.embedder.dimensions), np.float32)
             items.append((p.record, p.chunks, matrix))
-        self._wrote = self._wrote or bool(items or batch.drop_chunks or batch.records)
         self.store.replace_documents(items)
         self.store.delete_documents(batch.drop_chunks)
         self.store.put_records(batch.records)
@@ -412,6 +413,12 @@ class Indexer:
             base, sha256=digest, size=src.size, mtime_ns=src.mtime_ns, status="failed", error=reason,
             indexed_at=time.time(),
         )
+
+
+def _remember(records: dict[tuple[str, str], DocumentRecord], batch: _Batch) -> None:
+    """Mirror a committed batch in ``records``: what the store now holds, without reading it."""
+    for record in [p.record for p in batch.items] + batch.records:
+        records[(record.root, record.path)] = record
 
 
 def _tags(value: Any) -> tuple[str, ...]:
