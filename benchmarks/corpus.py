@@ -49,6 +49,8 @@ HERE = Path(__file__).resolve().parent
 SHARED_EVAL = next((d / "shared" / "eval" for d in HERE.parents if (d / "shared" / "eval" / "scifact").is_dir()),
                    HERE.parent.parent / "shared" / "eval")
 SCIFACT = SHARED_EVAL / "scifact"
+HAVE_SCIFACT = (SCIFACT / "corpus.jsonl").is_file()  # CI has no ../shared: smoke runs use this repo's docs
+REPO = HERE.parent
 CACHE = Path(os.environ.get("DOCSHELF_BENCH_CACHE", "/tmp/docshelf-bench"))
 BUILD_VERSION = 1  # bump when what a built index contains changes
 COLLECTIONS = [f"c{i}" for i in range(10)]
@@ -74,8 +76,25 @@ def sentences(limit: int) -> list[str]:
     return out[:limit]
 
 
+FALLBACK_QUESTIONS = [
+    "how do I deploy the service", "authentication with an API token", "install the MCP server in a client",
+    "search with a date filter", "what is a collection", "re-index after editing a file",
+    "configure ignore rules for a folder", "which embedding model is used", "hybrid search scoring",
+    "how are documents split into chunks",
+]
+
+
+def repo_documents(limit: int = 60) -> list[Path]:
+    """Markdown files of this repository: the text source when SciFact is absent (CI)."""
+    files = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md")), *sorted((REPO / "examples").rglob("*.md")),
+             *sorted((REPO / "benchmarks" / "docsets").rglob("*.md"))]
+    return [f for f in files if f.is_file()][:limit]
+
+
 def questions(n: int, seed: int = 7) -> list[str]:
     """``n`` real SciFact questions in a fixed shuffled order."""
+    if not HAVE_SCIFACT:
+        return (FALLBACK_QUESTIONS * (n // len(FALLBACK_QUESTIONS) + 1))[:n]
     qs = [json.loads(line)["text"] for line in (SCIFACT / "queries.jsonl").open()]
     random.Random(seed).shuffle(qs)
     return qs[:n]
@@ -90,7 +109,7 @@ def _embedder():
 def query_set(n: int = 100, seed: int = 7) -> tuple[list[str], np.ndarray]:
     """Real SciFact questions and their real query vectors (cached: embedding is slow here)."""
     qs = questions(n, seed)
-    path = CACHE / f"queries-{n}-{seed}-{_model_id()}.npy"
+    path = CACHE / f"queries-{n}-{seed}-{_model_id()}{'' if HAVE_SCIFACT else '-repo'}.npy"
     if path.exists():
         return qs, np.load(path)
     vecs = np.stack([_embedder().embed_query(q) for q in qs]).astype(np.float32)
@@ -132,12 +151,18 @@ def _pool_from_eval_index(index_dir: Path) -> Pool | None:
 
 def pool() -> Pool:
     """Real SciFact chunks and their real embeddings, cached as one file under ``CACHE``."""
-    path = CACHE / f"pool-v{BUILD_VERSION}-{_model_id()}.npz"
+    path = CACHE / f"pool-v{BUILD_VERSION}-{_model_id()}{'' if HAVE_SCIFACT else '-repo'}.npz"
     if path.exists():
         data = np.load(path, allow_pickle=False)
         return Pool(list(data["texts"]), list(data["titles"]), data["vectors"], str(data["source"]))
-    candidates = [p for p in map(_pool_from_eval_index, _eval_index_dirs()) if p]
+    candidates = [p for p in map(_pool_from_eval_index, _eval_index_dirs()) if p] if HAVE_SCIFACT else []
     found = max(candidates, key=lambda p: len(p.texts), default=None)
+    if found is None and not HAVE_SCIFACT:  # paragraphs of this repository's Markdown, embedded here
+        paras = [(f.stem, para.strip()) for f in repo_documents() for para in f.read_text().split("\n\n")
+                 if len(para.split()) > 12][:200]
+        texts = [t for _, t in paras]
+        found = Pool(texts, [t for t, _ in paras], _embedder().embed_documents(texts).astype(np.float32),
+                     f"{len(texts)} paragraphs of this repository's Markdown")
     if found is None:  # embed sentences ourselves: each "chunk" is three consecutive sentences
         sents = sentences(POOL_SENTENCES)
         texts = [" ".join(sents[i : i + 3]) for i in range(0, len(sents) - 2, 3)]
@@ -277,7 +302,7 @@ class BuiltIndex:
 
 
 def build_index(n_chunks: int, folder: Path, seed: int = 1, batch_docs: int = BATCH_DOCS,
-                progress: bool = False) -> BuiltIndex:
+                progress: bool = False, key: str = "") -> BuiltIndex:
     """Write the corpus into ``folder`` (docs/ and index/) through the product's write path."""
     from docshelf.config import Settings
     from docshelf.service import Docshelf
@@ -303,7 +328,7 @@ def build_index(n_chunks: int, folder: Path, seed: int = 1, batch_docs: int = BA
     seconds = time.perf_counter() - t0
     built = BuiltIndex(folder, store.count_chunks(), seed, seconds)
     (folder / "built.json").write_text(json.dumps({"chunks": built.chunks, "seed": seed, "build_seconds": seconds,
-                                                   "key": cache_key(n_chunks, seed)}))
+                                                   "key": key}))
     return built
 
 
@@ -317,13 +342,16 @@ def code_version() -> str:
     return h.hexdigest()[:10]
 
 
-def cache_key(n_chunks: int, seed: int = 1) -> str:
-    return f"n{n_chunks}-s{seed}-{code_version()}"
+def cache_key(n_chunks: int, seed: int = 1, variant: str = "") -> str:
+    source = "" if HAVE_SCIFACT else "-repo"
+    return f"n{n_chunks}-s{seed}-{code_version()}{source}{'-' + variant if variant else ''}"
 
 
-def cached_index(n_chunks: int, seed: int = 1, progress: bool = True) -> BuiltIndex:
-    """The cached index of ``n_chunks`` chunks, built once (one builder at a time, others wait)."""
-    folder = CACHE / cache_key(n_chunks, seed)
+def cached_index(n_chunks: int, seed: int = 1, progress: bool = True, variant: str = "") -> BuiltIndex:
+    """The cached index of ``n_chunks`` chunks, built once (one builder at a time, others wait).
+
+    ``variant`` names a separate copy (e.g. "rw" for a benchmark that writes to its index)."""
+    folder = CACHE / cache_key(n_chunks, seed, variant)
     CACHE.mkdir(parents=True, exist_ok=True)
     with open(CACHE / f".{folder.name}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
@@ -333,7 +361,7 @@ def cached_index(n_chunks: int, seed: int = 1, progress: bool = True) -> BuiltIn
             shutil.rmtree(folder, ignore_errors=True)
             if progress:
                 print(f"building {folder} ({n_chunks} chunks)…", file=sys.stderr, flush=True)
-            build_index(n_chunks, folder, seed, progress=progress)
+            build_index(n_chunks, folder, seed, progress=progress, key=folder.name)
     meta = json.loads((folder / "built.json").read_text())
     return BuiltIndex(folder, meta["chunks"], seed, meta["build_seconds"])
 
