@@ -333,13 +333,22 @@ def build_index(n_chunks: int, folder: Path, seed: int = 1, batch_docs: int = BA
 
 
 def code_version() -> str:
-    """What a cached index depends on: this builder, the index schema and the store's code."""
-    import docshelf.stores.lancedb_store as store_module
-    from docshelf.service import SCHEMA_VERSION
+    """What a cached index's contents depend on: this builder, the index schema, and the store
+    code that writes rows and builds indexes (not its read path: a faster search reuses them)."""
+    import inspect
 
-    h = hashlib.sha256(f"{BUILD_VERSION}:{SCHEMA_VERSION}".encode())
-    h.update(Path(store_module.__file__).read_bytes())
-    return h.hexdigest()[:10]
+    from docshelf.service import SCHEMA_VERSION
+    from docshelf.stores import lancedb_store as m
+
+    parts = [str(BUILD_VERSION), str(SCHEMA_VERSION), str(m.LanceStore.vector_index_min_rows), repr(m._DOC_SCHEMA)]
+    for name in ("_chunk_rows", "replace_documents", "_ensure_fts", "_build_vector_index", "optimize"):
+        obj = getattr(m.LanceStore, name, None)
+        try:
+            parts.append(inspect.getsource(obj))
+        except (OSError, TypeError):
+            parts.append(repr(obj))
+    parts.append(inspect.getsource(m._chunk_schema))
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:10]
 
 
 def cache_key(n_chunks: int, seed: int = 1, variant: str = "") -> str:
@@ -363,7 +372,7 @@ def cached_index(n_chunks: int, seed: int = 1, progress: bool = True, variant: s
                 print(f"building {folder} ({n_chunks} chunks)…", file=sys.stderr, flush=True)
             build_index(n_chunks, folder, seed, progress=progress, key=folder.name)
     meta = json.loads((folder / "built.json").read_text())
-    return BuiltIndex(folder, meta["chunks"], seed, meta["build_seconds"])
+    return BuiltIndex(folder.resolve(), meta["chunks"], seed, meta["build_seconds"])  # roots are recorded resolved
 
 
 def _check_memory(need_gib: float = 4.0) -> None:
