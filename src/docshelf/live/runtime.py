@@ -15,6 +15,10 @@ the model loads waits for the model (bounded by ``model_wait``). Otherwise it an
 with what is indexed so far and a note saying what is happening ("first index at 40 of
 300 files, about 20 s left"); a note never blames the model when the truth is that
 nothing is indexed yet.
+
+Once the model is loaded the runtime also answers ``docshelf search`` from the shell over a
+private Unix socket in the index folder (``live/query_socket.py``), so a CLI search on an
+index a server holds costs no imports, no store opening and no model load.
 """
 
 from __future__ import annotations
