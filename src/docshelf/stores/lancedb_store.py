@@ -13,17 +13,18 @@ engine raises is mapped into docshelf's tree (``StoreError``, ``InvalidQuery``).
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import json
 import logging
 import os
 import tempfile
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 import pyarrow as pa
@@ -115,6 +116,7 @@ class LanceStore:
         # Check for other processes' commits on every read: readers always see new data.
         self._db = lancedb.connect(str(self.dir), read_consistency_interval=timedelta(0))
         self._pinned = threading.local()
+        self._snapshot_cache: tuple[tuple, Any] | None = None  # ((version, log folder), table at it)
         self._chunks = self._open(CHUNKS, _chunk_schema(self.dimensions))
         self._docs = self._open(DOCUMENTS, _DOC_SCHEMA)
         self._fts_ready = self._has_fts()  # only the writer acts on it (it builds the index)
@@ -281,16 +283,30 @@ class LanceStore:
         if getattr(self._pinned, "table", None) is not None:
             yield
             return
-        try:
-            table = self._db.open_table(CHUNKS)
-            table.checkout(table.version)
-        except Exception as exc:  # noqa: BLE001 - the boundary: lance errors become ours
-            raise StoreError(f"could not open the index at {self.dir} for reading: {exc}") from exc
+        table = self._snapshot_table()
         self._pinned.table = table
         try:
             yield
         finally:
             self._pinned.table = None
+
+    def _snapshot_table(self):
+        """A handle on the chunks table checked out at its latest commit, reused while no commit
+        follows (opening a table per search cost several engine round trips). The commit log
+        folder's identity is part of the key: a table dropped and rebuilt (``index --force``
+        from another process) starts its versions again at 1 and could reach the cached one."""
+        try:
+            version = self._chunks.version  # asks the engine for the latest commit
+            key = (version, _folder_identity(self.dir / f"{CHUNKS}.lance" / "_versions"))
+            cached = self._snapshot_cache
+            if cached is not None and key[1] is not None and cached[0] == key:
+                return cached[1]
+            table = self._db.open_table(CHUNKS)
+            table.checkout(version)
+        except Exception as exc:  # noqa: BLE001 - the boundary: lance errors become ours
+            raise StoreError(f"could not open the index at {self.dir} for reading: {exc}") from exc
+        self._snapshot_cache = (key, table)
+        return table
 
     def _reader(self):
         """The table reads go to: this thread's snapshot when one is open, else the live table."""
@@ -298,7 +314,12 @@ class LanceStore:
 
     @_mapped("search")
     def vector_search(self, vector: np.ndarray, k: int, filters: SearchFilters | None = None) -> list[tuple[Chunk, float]]:
-        q = self._reader().search(np.asarray(vector, dtype=np.float32), vector_column_name="vector").distance_type("cosine")
+        # refine_factor(1): exact cosines for the index's candidates (the quantised index reports
+        # other distances: 1 − d was −0.04 for a cosine of 0.48 at 100k chunks)
+        q = (
+            self._reader().search(np.asarray(vector, dtype=np.float32), vector_column_name="vector")
+            .distance_type("cosine").refine_factor(1)
+        )
         where = to_sql(filters)
         if where:
             q = q.where(where, prefilter=True)
@@ -343,23 +364,108 @@ class LanceStore:
     @_mapped("search")
     def text_scores(self, query: str, ids: Sequence[str]) -> dict[str, float]:
         """BM25 of ``query`` for each of these chunks that holds a query term (others score 0)."""
+        return self._text_scores(self._reader(), query, ids)
+
+    def _text_scores(self, table, query: str, ids: Sequence[str]) -> dict[str, float]:
         from lancedb.query import MatchQuery
 
         if not ids or not query.strip():
             return {}
-        q = self._reader().search(MatchQuery(query, "search_text"), query_type="fts").where(
+        q = table.search(MatchQuery(query, "search_text"), query_type="fts").where(
             f"id IN ({', '.join(quote(i) for i in ids)})", prefilter=True
         )
         rows = self._run(q.select(["id", "_score"]).limit(len(ids)))
         return {r["id"]: float(r["_score"]) for r in rows}
 
+    @_mapped("search")
+    def candidate_pool(
+        self, text: str, vector: Callable[[], np.ndarray], k: int, filters: SearchFilters | None = None
+    ) -> tuple[list[tuple[Chunk, float]], list[tuple[Chunk, float]], dict[str, float], dict[str, float]]:
+        """Hybrid search's candidates: BM25's top ``k`` (raw BM25), the vector index's top ``k``
+        (cosine), and for every candidate of either list its exact cosine and its BM25 (only
+        those holding a query term), all from this thread's snapshot.
+
+        Four engine queries in two rounds, on the engine's event loop directly (the sync API
+        costs several loop round trips per query). Round one: BM25 starts while ``vector()``
+        (the query embedding) runs here, then the vector query; both fetch only ids, scores
+        and vectors (the exact cosines come from those vectors: no second vector query).
+        Round two, at once: the candidates' columns in one ``take`` by row id, and BM25 of the
+        dense-only candidates from one full-text query restricted to them.
+        """
+        from lancedb.background_loop import LOOP
+
+        table = self._reader()._table  # the engine's async handle (lancedb is pinned to 0.40.x)
+        where = to_sql(filters)
+        lexical_job = asyncio.run_coroutine_threadsafe(self._lexical_ids(table, text, k, where), LOOP.loop)
+        try:
+            qv = np.asarray(vector(), dtype=np.float32)
+        except BaseException:
+            lexical_job.cancel()
+            raise
+        try:
+            lexical, dense, rows, bm25 = LOOP.run(self._pool_rounds(table, text, qv, k, where, lexical_job))
+        except DocshelfError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - mapped like every other query
+            _raise_query_error(self.dir, exc)
+        chunks = {r["id"]: self._to_chunk(r) for r in rows}
+        cosines: dict[str, float] = {}
+        for found in (lexical, dense):
+            if found.num_rows:
+                sims = _cosines(_matrix(found.column("vector"), self.dimensions), qv)
+                cosines.update(zip(found.column("id").to_pylist(), sims.tolist(), strict=True))
+        bm25 |= dict(zip(found_ids(lexical), map(float, lexical.column("_score").to_pylist()), strict=True))
+        lexical_hits = [(chunks[i], bm25[i]) for i in found_ids(lexical)]
+        dense_hits = [(chunks[i], cosines[i]) for i in found_ids(dense)]
+        return lexical_hits, dense_hits, cosines, bm25
+
+    async def _lexical_ids(self, table, text: str, k: int, where: str | None):
+        from lancedb.query import MatchQuery
+
+        if not text.strip():
+            return None
+        q = table.query().nearest_to_text(MatchQuery(text, "search_text"))
+        if where:
+            q = q.where(where)
+        return await q.select(["id", "vector", "_score"]).with_row_id().limit(k).to_arrow()
+
+    async def _pool_rounds(self, table, text: str, qv: np.ndarray, k: int, where: str | None, lexical_job):
+        from lancedb.query import MatchQuery
+
+        q = table.query().nearest_to(qv).column("vector").distance_type("cosine").refine_factor(1)
+        if where:
+            q = q.where(where)
+        dense = await q.select(["id", "vector"]).with_row_id().limit(k).to_arrow()
+        lexical = await asyncio.wrap_future(lexical_job)
+        if lexical is None:
+            lexical = dense.schema.empty_table().append_column("_score", pa.array([], pa.float32()))
+        seen = set(found_ids(lexical))
+        dense_only = [i for i in found_ids(dense) if i not in seen]
+        row_ids = list(dict.fromkeys([*lexical.column("_rowid").to_pylist(), *dense.column("_rowid").to_pylist()]))
+
+        async def restricted_bm25() -> dict[str, float]:
+            if not dense_only or not text.strip():
+                return {}
+            ids = ", ".join(quote(i) for i in dense_only)
+            found = await (
+                table.query().nearest_to_text(MatchQuery(text, "search_text")).where(f"id IN ({ids})")
+                .select(["id", "_score"]).limit(len(dense_only)).to_arrow()
+            )
+            return dict(zip(found.column("id").to_pylist(), found.column("_score").to_pylist(), strict=True))
+
+        async def columns() -> list[dict[str, Any]]:
+            if not row_ids:
+                return []
+            return (await table.take_row_ids(row_ids).select(_CHUNK_COLUMNS).to_arrow()).to_pylist()
+
+        rows, bm25 = await asyncio.gather(columns(), restricted_bm25())
+        return lexical, dense, rows, bm25
+
     def _run(self, query) -> list[dict[str, Any]]:
         try:
             return query.to_list()
-        except Exception as exc:  # lance raises plain RuntimeError/ValueError for bad predicates
-            if isinstance(exc, OSError) or "LanceError(IO)" in str(exc):
-                raise StoreError(f"could not search the index at {self.dir}: {exc}") from exc
-            raise InvalidQuery(f"the index could not run this query: {exc}") from exc
+        except Exception as exc:  # noqa: BLE001 - lance raises plain RuntimeError/ValueError for bad predicates
+            _raise_query_error(self.dir, exc)
 
     @_mapped("read chunks from")
     def get_chunks(self, ids: Sequence[str]) -> list[Chunk]:
@@ -462,6 +568,38 @@ class LanceStore:
         self._chunks = self._open(CHUNKS, _chunk_schema(self.dimensions))
         self._docs = self._open(DOCUMENTS, _DOC_SCHEMA)
         self._fts_ready = False
+        self._snapshot_cache = None
+
+
+def _raise_query_error(index_dir: Path, exc: Exception) -> NoReturn:
+    if isinstance(exc, OSError) or "LanceError(IO)" in str(exc):
+        raise StoreError(f"could not search the index at {index_dir}: {exc}") from exc
+    raise InvalidQuery(f"the index could not run this query: {exc}") from exc
+
+
+def _folder_identity(folder: Path) -> tuple[int, int] | None:
+    """(inode, mtime) of a folder: changes when a file is added to it, or it is made anew."""
+    try:
+        st = folder.stat()
+    except OSError:
+        return None
+    return st.st_ino, st.st_mtime_ns
+
+
+def found_ids(table: pa.Table) -> list[str]:
+    return table.column("id").to_pylist()
+
+
+def _matrix(column, dimensions: int) -> np.ndarray:
+    """A fixed-size-list column of vectors as one float32 matrix (no Python floats)."""
+    flat = column.combine_chunks().flatten() if hasattr(column, "combine_chunks") else column.flatten()
+    return flat.to_numpy(zero_copy_only=False).reshape(len(column), dimensions).astype(np.float32, copy=False)
+
+
+def _cosines(vectors: np.ndarray, query: np.ndarray) -> np.ndarray:
+    """Exact cosine of each row with ``query`` (what the engine's cosine distance computes)."""
+    norms = np.linalg.norm(vectors, axis=1) * max(float(np.linalg.norm(query)), 1e-12)
+    return (vectors @ query) / np.clip(norms, 1e-12, None)
 
 
 _FUZZY_SUFFIXES = ("ing", "es", "ed", "s")

@@ -1,0 +1,154 @@
+"""Query latency at N chunks through the product's own code path (``Docshelf.search``).
+
+Per mode (hybrid, semantic, keyword, fuzzy): p50/p95 over Q real SciFact questions at k=10,
+warm, query embedding included; hybrid with a collection filter (1 of 10 collections) and a
+date filter (1 of 6 years) beside it; recall@10 of the store's vector search against exact
+search (numpy over the same vectors). The index is synthetic at scale: texts of three real
+SciFact sentences (BM25 sees real statistics), vectors the jittered mean of the real model's
+embeddings of those sentences (``stacks.synthetic``). Built once per N and reused from
+``$DOCSHELF_BENCH_DIR`` (default /tmp/docshelf-bench/latency-N).
+
+    python benchmarks/latency.py --chunks 100000            # builds once (minutes), then measures
+    python benchmarks/latency.py --chunks 10000 --queries 30 --json out.json
+
+``run(chunks, queries)`` returns the same dict for ``benchmarks/run.py``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+import stacks  # noqa: E402  (same folder)
+
+MODES = ("hybrid", "semantic", "keyword", "fuzzy")
+
+
+def bench_dir(chunks: int) -> Path:
+    return Path(os.environ.get("DOCSHELF_BENCH_DIR", "/tmp/docshelf-bench")) / f"latency-{chunks}"
+
+
+def build(chunks: int, folder: Path | None = None) -> Path:
+    """The index (and its vectors, for exact recall) at ``folder``; built only when missing."""
+    from docshelf.embedders.onnx_minilm import OnnxMiniLM
+
+    folder = folder or bench_dir(chunks)
+    if (folder / "vectors.npy").exists():
+        return folder
+    folder.mkdir(parents=True, exist_ok=True)
+    texts, vecs, cats, dates = stacks.synthetic(chunks, OnnxMiniLM())
+    shelf, seconds = stacks.build_docshelf(folder, texts, vecs, cats, dates)
+    np.save(folder / "vectors.npy", vecs)
+    (folder / "build.json").write_text(json.dumps({"chunks": chunks, "build_s": seconds}))
+    return folder
+
+
+def open_shelf(folder: Path):
+    from docshelf.config import Settings
+    from docshelf.service import Docshelf
+
+    return Docshelf(Settings(index_dir=folder / "docshelf"), create=False)
+
+
+def timed(fn, queries, repeats: int = 1) -> list[float]:
+    """Per-query milliseconds (the median over ``repeats`` passes), after one warm-up query."""
+    fn(queries[0])
+    passes = []
+    for _ in range(repeats):
+        out = []
+        for q in queries:
+            t = time.perf_counter()
+            fn(q)
+            out.append((time.perf_counter() - t) * 1000)
+        passes.append(out)
+    return [statistics.median(ms) for ms in zip(*passes, strict=True)]
+
+
+def row_of(chunk_id: str) -> int:
+    """``stacks.build_docshelf`` ids are ``d000123.md#<row>``."""
+    return int(chunk_id.rsplit("#", 1)[1])
+
+
+def vector_recall(shelf, vecs: np.ndarray, queries: list[str], k: int = 10) -> float:
+    """Mean recall@k of the store's vector search against exact cosine over all vectors."""
+    model = shelf.embedder
+    recalls = []
+    for q in queries:
+        qv = model.embed_query(q)
+        exact = set(np.argpartition(-(vecs @ qv), k)[:k].tolist())
+        got = {row_of(c.id) for c, _ in shelf.store.vector_search(qv, k)}
+        recalls.append(len(exact & got) / k)
+    return statistics.mean(recalls)
+
+
+def measure(shelf, queries: list[str], modes=MODES, repeats: int = 1) -> dict[str, dict[str, float]]:
+    from docshelf.models import SearchFilters
+
+    def search(mode, filters=None):
+        return lambda q: shelf.search(q, k=10, mode=mode, filters=filters)
+
+    runs = {mode: search(mode) for mode in modes}
+    if "hybrid" in modes:
+        runs["hybrid + collection"] = search("hybrid", SearchFilters(collections=("c3",)))
+        runs["hybrid + date"] = search("hybrid", SearchFilters(date_from="2023-01-01", date_to="2023-12-31"))
+    out = {}
+    for name, fn in runs.items():
+        ms = timed(fn, queries, repeats)
+        out[name] = {"p50": float(np.percentile(ms, 50)), "p95": float(np.percentile(ms, 95))}
+    return out
+
+
+def run(chunks: int = 100_000, queries: int = 100, modes=MODES, repeats: int = 1) -> dict:
+    folder = build(chunks)
+    shelf = open_shelf(folder)
+    qs = stacks.questions(queries)
+    for q in qs:  # warm the query path (model, table handles, index caches) outside the timing
+        shelf.search(q, k=10, mode="hybrid")
+    res = {
+        "chunks": shelf.store.count_chunks(), "queries": len(qs), "cpus": os.cpu_count(),
+        "date": time.strftime("%Y-%m-%d"),
+        "vector_index": bool(getattr(shelf.store, "has_vector_index", lambda: False)()),
+        "latency_ms": measure(shelf, qs, modes, repeats),
+        "vector_recall@10": vector_recall(shelf, np.load(folder / "vectors.npy"), qs),
+    }
+    return res
+
+
+def table(res: dict) -> str:
+    lines = [f"{res['chunks']:,} chunks, {res['queries']} queries, k=10, {res['cpus']} CPUs, {res['date']}",
+             "", "| search | p50 ms | p95 ms |", "|---|---:|---:|"]
+    lines += [f"| {k} | {v['p50']:.1f} | {v['p95']:.1f} |" for k, v in res["latency_ms"].items()]
+    lines.append(f"\nvector recall@10 vs exact: {res['vector_recall@10']:.3f} (ANN index: {res['vector_index']})")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--chunks", type=int, default=100_000)
+    ap.add_argument("--queries", type=int, default=100)
+    ap.add_argument("--repeats", type=int, default=1, help="passes over the queries (median per query)")
+    ap.add_argument("--modes", default=",".join(MODES))
+    ap.add_argument("--build-only", action="store_true")
+    ap.add_argument("--json", type=Path)
+    args = ap.parse_args()
+    if args.build_only:
+        print(build(args.chunks))
+        return
+    res = run(args.chunks, args.queries, tuple(args.modes.split(",")), args.repeats)
+    print(table(res))
+    if args.json:
+        args.json.write_text(json.dumps(res, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()
