@@ -152,3 +152,38 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
+
+
+def held_out_vectors(n: int = 100) -> np.ndarray:
+    """Queries for choosing index parameters: SciFact sentences the synthetic texts never use
+    (sentences past the pool), embedded by the model, so nothing is tuned on the timed queries."""
+    from docshelf.embedders.onnx_minilm import OnnxMiniLM
+
+    pool = stacks.sentences(3000 + n)[3000:]
+    return OnnxMiniLM().embed_documents(pool)
+
+
+def ann_study(folder: Path, queries: np.ndarray, configs: dict[str, dict], limit: int = 100) -> dict[str, dict]:
+    """recall@10 (top 10 of ``limit`` candidates vs exact top 10), recall of the whole candidate
+    list vs the exact top ``limit``, and p50 ms, per vector-query setting (ef, refine_factor, nprobes)."""
+    vecs = np.load(folder / "vectors.npy")
+    table = open_shelf(folder).store._chunks
+    exact = [np.argsort(-(vecs @ qv))[:limit] for qv in queries]
+    out = {}
+    for name, cfg in configs.items():
+        r10, rall, ms = [], [], []
+        for qv, ex in zip(queries, exact, strict=True):
+            q = table.search(qv, vector_column_name="vector").distance_type("cosine")
+            for key, value in cfg.items():
+                q = getattr(q, key)(value)
+            t = time.perf_counter()
+            rows = q.select(["id"]).limit(limit).to_list()
+            ms.append((time.perf_counter() - t) * 1000)
+            got = [row_of(r["id"]) for r in rows]
+            r10.append(len(set(got[:10]) & set(ex[:10].tolist())) / 10)
+            rall.append(len(set(got) & set(ex.tolist())) / limit)
+        out[name] = {"recall@10": statistics.mean(r10), f"recall@{limit}": statistics.mean(rall),
+                     "p50_ms": statistics.median(ms)}
+        print(f"{name:28s} recall@10 {out[name]['recall@10']:.3f}  recall@{limit} {out[name][f'recall@{limit}']:.3f}"
+              f"  p50 {out[name]['p50_ms']:.1f} ms", flush=True)
+    return out
