@@ -91,16 +91,18 @@ def vector_recall(shelf, vecs: np.ndarray, queries: list[str], k: int = 10) -> f
     return statistics.mean(recalls)
 
 
-def measure(shelf, queries: list[str], modes=MODES, repeats: int = 1) -> dict[str, dict[str, float]]:
+def measure(shelf, queries: list[str], modes=MODES, repeats: int = 1, filters=None) -> dict[str, dict[str, float]]:
+    """p50/p95 per mode, and hybrid with each of ``filters`` (name -> SearchFilters)."""
     from docshelf.models import SearchFilters
 
     def search(mode, filters=None):
         return lambda q: shelf.search(q, k=10, mode=mode, filters=filters)
 
     runs = {mode: search(mode) for mode in modes}
+    if filters is None:  # the documents of one year (a third of them in stacks.synthetic's dates)
+        filters = {"date": SearchFilters(date_from="2022-01-01", date_to="2022-12-31")}
     if "hybrid" in modes:
-        runs["hybrid + collection"] = search("hybrid", SearchFilters(collections=("c3",)))
-        runs["hybrid + date"] = search("hybrid", SearchFilters(date_from="2023-01-01", date_to="2023-12-31"))
+        runs |= {f"hybrid + {name}": search("hybrid", f) for name, f in filters.items()}
     out = {}
     for name, fn in runs.items():
         ms = timed(fn, queries, repeats)
@@ -124,6 +126,29 @@ def run(chunks: int = 100_000, queries: int = 100, modes=MODES, repeats: int = 1
     return res
 
 
+def run_corpus_index(index_dir: Path, queries: int = 100, modes=MODES, repeats: int = 1) -> dict:
+    """The same on an index built by ``benchmarks/corpus.py`` (collections c0..c9 of 10% each,
+    dates over six years): collection filter c3, date filter 2023; recall via ``corpus``."""
+    import corpus
+    from docshelf.config import Settings
+    from docshelf.models import SearchFilters
+    from docshelf.service import Docshelf
+
+    shelf = Docshelf(Settings(index_dir=index_dir), create=False)
+    qs, qvecs = corpus.query_set(queries)
+    for q in qs:
+        shelf.search(q, k=10, mode="hybrid")
+    filters = {"collection": SearchFilters(collections=("c3",)),
+               "date": SearchFilters(date_from="2023-01-01", date_to="2023-12-31")}
+    return {
+        "chunks": shelf.store.count_chunks(), "queries": len(qs), "cpus": os.cpu_count(),
+        "date": time.strftime("%Y-%m-%d"),
+        "vector_index": bool(getattr(shelf.store, "has_vector_index", lambda: False)()),
+        "latency_ms": measure(shelf, qs, modes, repeats, filters),
+        "vector_recall@10": corpus.vector_recall(shelf.store, qvecs[:30]),
+    }
+
+
 def table(res: dict) -> str:
     lines = [f"{res['chunks']:,} chunks, {res['queries']} queries, k=10, {res['cpus']} CPUs, {res['date']}",
              "", "| search | p50 ms | p95 ms |", "|---|---:|---:|"]
@@ -139,12 +164,16 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=1, help="passes over the queries (median per query)")
     ap.add_argument("--modes", default=",".join(MODES))
     ap.add_argument("--build-only", action="store_true")
+    ap.add_argument("--index", type=Path, help="measure this corpus.py-built index instead (collection filter too)")
     ap.add_argument("--json", type=Path)
     args = ap.parse_args()
     if args.build_only:
         print(build(args.chunks))
         return
-    res = run(args.chunks, args.queries, tuple(args.modes.split(",")), args.repeats)
+    if args.index:
+        res = run_corpus_index(args.index, args.queries, tuple(args.modes.split(",")), args.repeats)
+    else:
+        res = run(args.chunks, args.queries, tuple(args.modes.split(",")), args.repeats)
     print(table(res))
     if args.json:
         args.json.write_text(json.dumps(res, indent=2) + "\n")

@@ -26,7 +26,7 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from ..analysis import code_tokens, contains_token, query_text
+from ..analysis import code_tokens, query_text
 from ..errors import InvalidQuery
 from ..models import Chunk, Hit, SearchFilters, SearchMode, SearchResult
 from ..protocols import Embedder, Store
@@ -209,10 +209,14 @@ class Searcher:
         }
         tokens = code_tokens(query)
         if tokens:  # identifiers and error codes: an exact occurrence weighs more
-            fused = {
-                i: exact_bonus(f, sum(contains_token(chunks[i].embed_text, t) for t in tokens) / len(tokens), params)
-                for i, f in fused.items()
-            }
+            # contains_token's test, with each pattern compiled and each text lowered once
+            patterns = [re.compile(r"(?<![\w])" + re.escape(t) + r"(?![\w])") for t in tokens]
+
+            def share(text: str) -> float:
+                low = text.lower()
+                return sum(1 for p in patterns if p.search(low)) / len(patterns)
+
+            fused = {i: exact_bonus(f, share(chunks[i].embed_text), params) for i, f in fused.items()}
         self._local.evidence = {i: (den.get(i), lex.get(i, 0.0)) for i in chunks}
         return [(chunks[cid], score) for cid, score in sorted(fused.items(), key=lambda kv: -kv[1])]
 

@@ -379,13 +379,13 @@ class LanceStore:
         # refine_factor(1): exact cosines for the index's candidates (the quantised index reports
         # other distances: 1 − d was −0.04 for a cosine of 0.48 at 100k chunks)
         q = (
-            self._reader().search(np.asarray(vector, dtype=np.float32), vector_column_name="vector")
+            self._reader()._table.query().nearest_to(np.asarray(vector, dtype=np.float32)).column("vector")
             .distance_type("cosine").refine_factor(1).ef(ann_ef(k))
         )
         where = to_sql(filters)
         if where:
-            q = q.where(where, prefilter=True)
-        rows = self._run(q.select(_CHUNK_COLUMNS + ["_distance"]).limit(k))
+            q = q.where(where)  # a prefilter: evaluated before top-k
+        rows = self._fetch(q.select(_CHUNK_COLUMNS + ["_distance"]).limit(k))
         return [(self._to_chunk(r), 1.0 - float(r["_distance"])) for r in rows]
 
     @_mapped("search")
@@ -401,11 +401,11 @@ class LanceStore:
         fts = MatchQuery(query, "search_text") if fuzziness == 0 else _fuzzy_query(query, fuzziness)
         if fts is None:
             return []
-        q = self._reader().search(fts, query_type="fts")
+        q = self._reader()._table.query().nearest_to_text(fts)
         where = to_sql(filters)
         if where:
-            q = q.where(where, prefilter=True)
-        rows = self._run(q.select(_CHUNK_COLUMNS + ["_score"]).limit(k))
+            q = q.where(where)  # a prefilter: evaluated before top-k
+        rows = self._fetch(q.select(_CHUNK_COLUMNS + ["_score"]).limit(k))
         return [(self._to_chunk(r), float(r["_score"])) for r in rows]
 
     # Scoring known candidates (hybrid search fills in the score the other retriever missed).
@@ -522,6 +522,16 @@ class LanceStore:
 
         rows, bm25 = await asyncio.gather(columns(), restricted_bm25())
         return lexical, dense, rows, bm25
+
+    def _fetch(self, query) -> list[dict[str, Any]]:
+        """Run an async-API query on the engine's loop: one round trip (the sync API's query
+        builder makes several: schema look-ups, then the query)."""
+        from lancedb.background_loop import LOOP
+
+        try:
+            return LOOP.run(query.to_arrow()).to_pylist()
+        except Exception as exc:  # noqa: BLE001 - lance raises plain RuntimeError/ValueError for bad predicates
+            _raise_query_error(self.dir, exc)
 
     def _run(self, query) -> list[dict[str, Any]]:
         try:
