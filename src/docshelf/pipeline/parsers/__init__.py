@@ -83,6 +83,8 @@ class _Deferred:
         return parser.parse(path, data)
 
     def __getattr__(self, attr: str) -> Any:
+        if attr.startswith("_"):  # not the parser's (and no recursion before __init__, e.g. unpickling)
+            raise AttributeError(attr)
         return getattr(self.load(), attr)
 _HTML_START = re.compile(rb"^\s*(?:<!--.*?-->\s*)*<(?:!doctype\s+html|html[\s>])", re.I | re.S)
 
