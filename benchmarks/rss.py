@@ -5,10 +5,11 @@ Two measurements, each in real processes with RSS read from ``/proc/PID/status``
 * ``server``: a real ``docshelf serve`` (stdio MCP, ``--read-only --no-watch``, so the
   synthetic index's fake root is never reconciled) over an existing index, driven by the MCP
   SDK's client. RSS after the handshake, once the model is loaded, and after ``--searches``
-  searches in each mode (keyword, semantic, hybrid, fuzzy; k=10, distinct queries), plus the
+  searches in each mode (keyword, semantic, hybrid, fuzzy; k=10, distinct queries): right
+  after the last one, and the headline figure 5 s later (a server at rest), plus the
   process's peak (VmHWM) and each mode's client-side p50 latency. Indexes of N chunks come
-  from ``benchmarks/corpus.py`` when it is there (the shared cached builder), else from the
-  builder here (real SciFact sentences for BM25, synthetic unit vectors).
+  from ``benchmarks/corpus.py`` (the shared cached builder: real SciFact text, synthetic
+  vectors shaped like the model's, every document a file on disk).
 * ``index``: peak RSS (``ru_maxrss`` from ``wait4``, the child alone) of ``docshelf index``
   from scratch with the real packaged model on a real documentation corpus: the Markdown
   and reStructuredText docs of Starlette and coverage.py in ``benchmarks/docsets`` (69
@@ -27,7 +28,6 @@ import argparse
 import json
 import os
 import platform
-import random
 import shutil
 import statistics
 import subprocess
@@ -39,15 +39,8 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 DOCSETS = HERE / "docsets"
-SCIFACT = next((d / "shared" / "eval" / "scifact" for d in HERE.parents if (d / "shared" / "eval" / "scifact").is_dir()),
-               HERE.parent.parent / "shared" / "eval" / "scifact")
 MODES = ("keyword", "semantic", "hybrid", "fuzzy")
-FALLBACK_QUERIES = [
-    "how to mount static files", "configure middleware for sessions", "measure branch coverage",
-    "exclude lines from the report", "websocket endpoint example", "background tasks after response",
-    "combine parallel coverage data", "test client for the application", "html report output folder",
-    "lifespan startup and shutdown events", "request headers and cookies", "plugin configuration",
-]
+IDLE_S = 5.0  # the server's RSS is read this long after its last search (and right after it)
 
 
 # -- /proc ------------------------------------------------------------------------------------
@@ -101,46 +94,20 @@ def docshelf_command() -> list[str]:
 
 
 def queries(n: int) -> list[str]:
-    """Real questions (SciFact's, matching the index's sentences) when the eval data is there."""
-    path = SCIFACT / "queries.jsonl"
-    if path.is_file():
-        qs = [json.loads(line)["text"] for line in path.open()]
-        random.Random(11).shuffle(qs)
-        return qs[:n]
-    return [FALLBACK_QUERIES[i % len(FALLBACK_QUERIES)] + ("" if i < len(FALLBACK_QUERIES) else f" {i}") for i in range(n)]
+    """Real SciFact questions (the corpus's text is SciFact's), distinct, in a fixed order."""
+    sys.path.insert(0, str(HERE))
+    import corpus
+
+    return corpus.questions(n, seed=11)
 
 
 # -- indexes of N chunks ----------------------------------------------------------------------
-def index_of(n_chunks: int, work: Path) -> Path:
-    """An index folder holding ``n_chunks`` chunks (built once, then reused from ``work``)."""
-    try:
-        sys.path.insert(0, str(HERE))
-        import corpus  # the shared builder (benchmarks/corpus.py), when present
+def index_of(n_chunks: int) -> Path:
+    """The shared cached index of ``n_chunks`` chunks (``benchmarks/corpus.py``), built once."""
+    sys.path.insert(0, str(HERE))
+    import corpus
 
-        return Path(corpus.index(n_chunks))
-    except (ImportError, AttributeError):
-        pass
-    folder = work / f"rss-index-{n_chunks}"
-    if not (folder / "docshelf" / "manifest.json").exists():
-        _build(n_chunks, folder)
-    return folder / "docshelf"
-
-
-def _build(n_chunks: int, folder: Path) -> None:
-    import numpy as np
-
-    import stacks  # noqa: E402 - same folder
-
-    pool = stacks.sentences(3000) if SCIFACT.is_dir() else [q + " is documented here." for q in FALLBACK_QUERIES]
-    rng = np.random.default_rng(1)
-    picks = rng.integers(0, len(pool), size=(n_chunks, 3))
-    texts = [" ".join(pool[j] for j in row) for row in picks]
-    vecs = rng.normal(size=(n_chunks, 384)).astype(np.float32)
-    vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
-    cats = [stacks.CATEGORIES[i % len(stacks.CATEGORIES)] for i in range(n_chunks)]
-    dates = [f"20{20 + i % 6}-{1 + i % 12:02d}-{1 + i % 28:02d}" for i in range(n_chunks)]
-    shelf, _ = stacks.build_docshelf(folder, texts, vecs, cats, dates)
-    shelf.store.close() if hasattr(shelf.store, "close") else None
+    return corpus.cached_index(n_chunks).folder / "index"
 
 
 # -- a server holding an index ------------------------------------------------------------------
@@ -180,6 +147,8 @@ async def _server(index_dir: Path, qs: list[str], per_mode: int, env: dict[str, 
                         raise RuntimeError(f"{mode} search failed: {out.content}")
                 used += per_mode
                 res["modes"][mode] = {"p50_ms": round(statistics.median(took), 1), **proc_mb(pid)}
+            res["after_last_search"] = proc_mb(pid)
+            await anyio.sleep(IDLE_S)  # a server at rest between an agent's searches
             res["after_searches"] = proc_mb(pid)
             res["breakdown"] = breakdown(pid)
     return res
@@ -236,13 +205,14 @@ def measure(chunks: tuple[int, ...] = (10_000,), searches: int = 25, index_copie
     out: dict[str, Any] = {"machine": f"{platform.machine()} {os.cpu_count()} cpu, Python {platform.python_version()}",
                            "date": time.strftime("%Y-%m-%d"), "server": {}, "index": {}}
     for n in chunks:
-        index_dir = index_of(n, work)
+        index_dir = index_of(n)
         runs = [server_rss(index_dir, searches, env) for _ in range(repeat)]
         out["server"][n] = {
             "runs": runs,
             "rss_mb": statistics.median(r["after_searches"]["rss_mb"] for r in runs),
             "peak_mb": statistics.median(r["after_searches"]["peak_mb"] for r in runs),
             "ready_mb": statistics.median(r["ready"]["rss_mb"] for r in runs),
+            "right_after_mb": statistics.median(r["after_last_search"]["rss_mb"] for r in runs),
             "p50_ms": {m: statistics.median(r["modes"][m]["p50_ms"] for r in runs) for m in MODES},
         }
     for copies in index_copies:

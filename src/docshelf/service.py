@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from . import allocator
 from .config import Settings
 from .documents import reassemble, resolve_note, select
 from .errors import ConfigError, EmbedderMismatch, IndexLocked, IndexNotFound, InvalidRequest, NotFound, StoreError
@@ -510,6 +511,7 @@ class Docshelf:
             request = SearchRequest.build(query, options.pop("filters", None), **options)
         elif options:
             raise TypeError("pass either a SearchRequest or a query with keyword options, not both")
+        allocator.trim_when_idle()  # free pages go back to the OS once searches pause
         filters = request.filters(self.settings.search_doc_types)
         if request.linked_to:
             linking = self._linking_to(request.linked_to)
