@@ -506,12 +506,17 @@ class Docshelf:
     def search(self, request: SearchRequest | str | None = None, **options: Any) -> SearchResult:
         """Run one search. Pass a ``SearchRequest``, or a query string plus its fields as keywords
         (``filters=SearchFilters(...)`` is accepted too); either way the request rules apply."""
+        try:
+            return self._search(request, **options)
+        finally:
+            allocator.trim_when_idle()  # free pages go back to the OS once searches pause
+
+    def _search(self, request: SearchRequest | str | None, **options: Any) -> SearchResult:
         if not isinstance(request, SearchRequest):
             query = request if request is not None else options.pop("query", "")
             request = SearchRequest.build(query, options.pop("filters", None), **options)
         elif options:
             raise TypeError("pass either a SearchRequest or a query with keyword options, not both")
-        allocator.trim_when_idle()  # free pages go back to the OS once searches pause
         filters = request.filters(self.settings.search_doc_types)
         if request.linked_to:
             linking = self._linking_to(request.linked_to)
