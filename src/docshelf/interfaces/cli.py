@@ -12,6 +12,7 @@ from typing import Annotated, Optional
 
 import typer
 
+from .. import allocator
 from ..errors import DocshelfError, InvalidRequest
 from ..requests import DocumentListRequest, DocumentRequest, SearchRequest
 from .cli_app import GlobalOptionsGroup, app, err, escape, main_options, out, settings
@@ -366,6 +367,7 @@ def _app_for(args: list[str]) -> typer.Typer:
 
 def main(argv: list[str] | None = None) -> None:
     """Entry point: run the app, turning DocshelfError into one clear line and exit 1."""
+    allocator.tune()  # before any thread starts (see allocator.py)
     args = list(sys.argv[1:] if argv is None else argv)
     try:
         code = _app_for(args)(args=args, prog_name="docshelf", standalone_mode=False)
