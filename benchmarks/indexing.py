@@ -133,17 +133,17 @@ def throughput_child(mode: str, docs: Path, index_dir: Path, threads: int) -> di
 
 
 def throughput(docs: Path | None = None, threads: tuple[int, ...] = (1, 2), repeat: int = 3,
-               log=None) -> dict[int, dict]:
+               log=None, docsets: tuple[str, ...] = DOCSETS) -> dict[int, dict]:
     """Pipeline and embed-only chunks/s per thread count: medians of ``repeat`` alternating pairs.
 
     Returns ``{threads: {"embed_only", "pipeline", "ratio", "embed_only_cpu", "pipeline_cpu",
     "ratio_cpu", "chunks", "peak_rss_mb", "runs"}}``; ratios are medians of per-pair ratios.
-    ``docs`` defaults to the two documentation sites in ``docsets/``.
+    ``docs`` defaults to the documentation sites ``docsets`` (in ``docsets/``).
     """
     out: dict[int, dict] = {}
     with tempfile.TemporaryDirectory(prefix="docshelf-throughput-") as tmp:
         if docs is None:
-            docs = write_docs_site(Path(tmp) / "docs")
+            docs = write_docs_site(Path(tmp) / "docs", docsets)
         runs: dict[int, list[tuple[dict, dict]]] = {t: [] for t in threads}
         for r in range(repeat):
             for t in threads:
@@ -182,6 +182,7 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--throughput", action="store_true", help="pipeline vs embed-only chunks/s")
     ap.add_argument("--json", action="store_true", help="--throughput: print the result as JSON only")
+    ap.add_argument("--docsets", default=",".join(DOCSETS), help="--throughput: which docsets/ sites to index")
     ap.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
     ap.add_argument("--throughput-child", nargs=4, help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -192,7 +193,8 @@ def main() -> None:
     if args.throughput:
         thread_counts = tuple(int(t) for t in (args.threads or "1,2").split(","))
         log = None if args.json else (lambda row: print(json.dumps(row), flush=True))
-        result = throughput(threads=thread_counts, repeat=max(1, args.repeat), log=log)
+        result = throughput(threads=thread_counts, repeat=max(1, args.repeat), log=log,
+                            docsets=tuple(args.docsets.split(",")))
         if args.json:
             print(json.dumps(result))
             return
