@@ -84,12 +84,18 @@ def child(docs: Path, index_dir: Path, batch: int, threads: int) -> None:
 
 
 # -- throughput: pipeline vs embed-only ------------------------------------------------------
-def write_docs_site(folder: Path, docsets: tuple[str, ...] = DOCSETS) -> Path:
-    """Copy the documentation pages of ``docsets/<name>/docs`` into ``folder`` (one subfolder each)."""
+def write_docs_site(folder: Path, docsets: tuple[str, ...] = DOCSETS, max_files: int | None = None) -> Path:
+    """Copy the pages of ``docsets/<name>/docs`` into ``folder`` (one subfolder each; the first
+    ``max_files`` of each by name when given)."""
     import shutil
 
     for name in docsets:
-        shutil.copytree(HERE / "docsets" / name / "docs", folder / name)
+        pages = sorted(p for p in (HERE / "docsets" / name / "docs").rglob("*") if p.is_file())
+        source = HERE / "docsets" / name / "docs"
+        for page in pages[:max_files]:
+            target = folder / name / page.relative_to(source)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(page, target)
     return folder
 
 
@@ -116,6 +122,9 @@ def throughput_child(mode: str, docs: Path, index_dir: Path, threads: int) -> di
     from docshelf.service import Docshelf
 
     shelf = Docshelf(Settings(index_dir=index_dir, embed_threads=threads), create=True)
+    # Untimed in both modes: the model, and the pipeline's lazily imported modules (parsers).
+    import docshelf.pipeline.indexer  # noqa: F401
+
     shelf.embedder.load()
     shelf.embedder.embed_documents(["warm up the session", "and its thread pool"])
     texts = _pipeline_texts(shelf, docs) if mode == "embed" else []
@@ -133,7 +142,7 @@ def throughput_child(mode: str, docs: Path, index_dir: Path, threads: int) -> di
 
 
 def throughput(docs: Path | None = None, threads: tuple[int, ...] = (1, 2), repeat: int = 3,
-               log=None, docsets: tuple[str, ...] = DOCSETS) -> dict[int, dict]:
+               log=None, docsets: tuple[str, ...] = DOCSETS, max_files: int | None = None) -> dict[int, dict]:
     """Pipeline and embed-only chunks/s per thread count: medians of ``repeat`` alternating pairs.
 
     Returns ``{threads: {"embed_only", "pipeline", "ratio", "embed_only_cpu", "pipeline_cpu",
@@ -143,7 +152,7 @@ def throughput(docs: Path | None = None, threads: tuple[int, ...] = (1, 2), repe
     out: dict[int, dict] = {}
     with tempfile.TemporaryDirectory(prefix="docshelf-throughput-") as tmp:
         if docs is None:
-            docs = write_docs_site(Path(tmp) / "docs", docsets)
+            docs = write_docs_site(Path(tmp) / "docs", docsets, max_files)
         runs: dict[int, list[tuple[dict, dict]]] = {t: [] for t in threads}
         for r in range(repeat):
             for t in threads:
@@ -183,6 +192,7 @@ def main() -> None:
     ap.add_argument("--throughput", action="store_true", help="pipeline vs embed-only chunks/s")
     ap.add_argument("--json", action="store_true", help="--throughput: print the result as JSON only")
     ap.add_argument("--docsets", default=",".join(DOCSETS), help="--throughput: which docsets/ sites to index")
+    ap.add_argument("--max-files", type=int, default=None, help="--throughput: the first N pages of each site")
     ap.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
     ap.add_argument("--throughput-child", nargs=4, help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -194,7 +204,7 @@ def main() -> None:
         thread_counts = tuple(int(t) for t in (args.threads or "1,2").split(","))
         log = None if args.json else (lambda row: print(json.dumps(row), flush=True))
         result = throughput(threads=thread_counts, repeat=max(1, args.repeat), log=log,
-                            docsets=tuple(args.docsets.split(",")))
+                            docsets=tuple(args.docsets.split(",")), max_files=args.max_files)
         if args.json:
             print(json.dumps(result))
             return
