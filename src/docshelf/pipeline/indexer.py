@@ -3,7 +3,8 @@
 Unchanged files are recognised by mtime + size, then by SHA-256 of the content; only
 changed files are parsed and embedded. Files are streamed: read, hashed, parsed and
 chunked one at a time, embedded and committed in bounded batches, so memory does not
-grow with the number or total size of the files. Each batch's chunks are one store
+grow with the number or total size of the files; one thread parses the next batch while
+another embeds and commits the current one, in order. Each batch's chunks are one store
 commit, so an interrupted run leaves every document at its old or its new version; its
 records follow in a second commit, and every full run removes chunks left without a
 record. Files that vanished (deleted, renamed, newly ignored) are pruned; a file whose
