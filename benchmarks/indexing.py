@@ -168,7 +168,9 @@ def throughput(docs: Path | None = None, threads: tuple[int, ...] = (1, 2), repe
                         log(pair[mode])
                 runs[t].append((pair["embed"], pair["pipeline"]))
         for t, pairs in runs.items():
-            med = statistics.median
+            def med(values) -> float:
+                return round(statistics.median(values), 2)
+
             out[t] = {
                 "embed_only": med(e["chunks_per_s"] for e, _ in pairs),
                 "pipeline": med(p["chunks_per_s"] for _, p in pairs),
