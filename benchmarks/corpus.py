@@ -49,6 +49,8 @@ HERE = Path(__file__).resolve().parent
 SHARED_EVAL = next((d / "shared" / "eval" for d in HERE.parents if (d / "shared" / "eval" / "scifact").is_dir()),
                    HERE.parent.parent / "shared" / "eval")
 SCIFACT = SHARED_EVAL / "scifact"
+HAVE_SCIFACT = (SCIFACT / "corpus.jsonl").is_file()  # CI has no ../shared: smoke runs use this repo's docs
+REPO = HERE.parent
 CACHE = Path(os.environ.get("DOCSHELF_BENCH_CACHE", "/tmp/docshelf-bench"))
 BUILD_VERSION = 1  # bump when what a built index contains changes
 COLLECTIONS = [f"c{i}" for i in range(10)]
@@ -74,8 +76,25 @@ def sentences(limit: int) -> list[str]:
     return out[:limit]
 
 
+FALLBACK_QUESTIONS = [
+    "how do I deploy the service", "authentication with an API token", "install the MCP server in a client",
+    "search with a date filter", "what is a collection", "re-index after editing a file",
+    "configure ignore rules for a folder", "which embedding model is used", "hybrid search scoring",
+    "how are documents split into chunks",
+]
+
+
+def repo_documents(limit: int = 60) -> list[Path]:
+    """Markdown files of this repository: the text source when SciFact is absent (CI)."""
+    files = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md")), *sorted((REPO / "examples").rglob("*.md")),
+             *sorted((REPO / "benchmarks" / "docsets").rglob("*.md"))]
+    return [f for f in files if f.is_file()][:limit]
+
+
 def questions(n: int, seed: int = 7) -> list[str]:
     """``n`` real SciFact questions in a fixed shuffled order."""
+    if not HAVE_SCIFACT:
+        return (FALLBACK_QUESTIONS * (n // len(FALLBACK_QUESTIONS) + 1))[:n]
     qs = [json.loads(line)["text"] for line in (SCIFACT / "queries.jsonl").open()]
     random.Random(seed).shuffle(qs)
     return qs[:n]
@@ -90,7 +109,7 @@ def _embedder():
 def query_set(n: int = 100, seed: int = 7) -> tuple[list[str], np.ndarray]:
     """Real SciFact questions and their real query vectors (cached: embedding is slow here)."""
     qs = questions(n, seed)
-    path = CACHE / f"queries-{n}-{seed}-{_model_id()}.npy"
+    path = CACHE / f"queries-{n}-{seed}-{_model_id()}{'' if HAVE_SCIFACT else '-repo'}.npy"
     if path.exists():
         return qs, np.load(path)
     vecs = np.stack([_embedder().embed_query(q) for q in qs]).astype(np.float32)
@@ -132,12 +151,18 @@ def _pool_from_eval_index(index_dir: Path) -> Pool | None:
 
 def pool() -> Pool:
     """Real SciFact chunks and their real embeddings, cached as one file under ``CACHE``."""
-    path = CACHE / f"pool-v{BUILD_VERSION}-{_model_id()}.npz"
+    path = CACHE / f"pool-v{BUILD_VERSION}-{_model_id()}{'' if HAVE_SCIFACT else '-repo'}.npz"
     if path.exists():
         data = np.load(path, allow_pickle=False)
         return Pool(list(data["texts"]), list(data["titles"]), data["vectors"], str(data["source"]))
-    candidates = [p for p in map(_pool_from_eval_index, _eval_index_dirs()) if p]
+    candidates = [p for p in map(_pool_from_eval_index, _eval_index_dirs()) if p] if HAVE_SCIFACT else []
     found = max(candidates, key=lambda p: len(p.texts), default=None)
+    if found is None and not HAVE_SCIFACT:  # paragraphs of this repository's Markdown, embedded here
+        paras = [(f.stem, para.strip()) for f in repo_documents() for para in f.read_text().split("\n\n")
+                 if len(para.split()) > 12][:200]
+        texts = [t for _, t in paras]
+        found = Pool(texts, [t for t, _ in paras], _embedder().embed_documents(texts).astype(np.float32),
+                     f"{len(texts)} paragraphs of this repository's Markdown")
     if found is None:  # embed sentences ourselves: each "chunk" is three consecutive sentences
         sents = sentences(POOL_SENTENCES)
         texts = [" ".join(sents[i : i + 3]) for i in range(0, len(sents) - 2, 3)]
@@ -277,7 +302,7 @@ class BuiltIndex:
 
 
 def build_index(n_chunks: int, folder: Path, seed: int = 1, batch_docs: int = BATCH_DOCS,
-                progress: bool = False) -> BuiltIndex:
+                progress: bool = False, key: str = "") -> BuiltIndex:
     """Write the corpus into ``folder`` (docs/ and index/) through the product's write path."""
     from docshelf.config import Settings
     from docshelf.service import Docshelf
@@ -303,39 +328,85 @@ def build_index(n_chunks: int, folder: Path, seed: int = 1, batch_docs: int = BA
     seconds = time.perf_counter() - t0
     built = BuiltIndex(folder, store.count_chunks(), seed, seconds)
     (folder / "built.json").write_text(json.dumps({"chunks": built.chunks, "seed": seed, "build_seconds": seconds,
-                                                   "key": cache_key(n_chunks, seed)}))
+                                                   "key": key}))
     return built
 
 
 def code_version() -> str:
-    """What a cached index depends on: this builder, the index schema and the store's code."""
-    import docshelf.stores.lancedb_store as store_module
+    """What a cached index's contents depend on: this builder, the index schema, and the store
+    code that writes rows and builds indexes (not its read path: a faster search reuses them)."""
+    import inspect
+
     from docshelf.service import SCHEMA_VERSION
+    from docshelf.stores import lancedb_store as m
 
-    h = hashlib.sha256(f"{BUILD_VERSION}:{SCHEMA_VERSION}".encode())
-    h.update(Path(store_module.__file__).read_bytes())
-    return h.hexdigest()[:10]
+    parts = [str(BUILD_VERSION), str(SCHEMA_VERSION), str(m.LanceStore.vector_index_min_rows), repr(m._DOC_SCHEMA)]
+    for name in ("_chunk_rows", "replace_documents", "_ensure_fts", "_build_vector_index", "optimize"):
+        obj = getattr(m.LanceStore, name, None)
+        try:
+            parts.append(inspect.getsource(obj))
+        except (OSError, TypeError):
+            parts.append(repr(obj))
+    parts.append(inspect.getsource(m._chunk_schema))
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:10]
 
 
-def cache_key(n_chunks: int, seed: int = 1) -> str:
-    return f"n{n_chunks}-s{seed}-{code_version()}"
+def cache_key(n_chunks: int, seed: int = 1, variant: str = "") -> str:
+    source = "" if HAVE_SCIFACT else "-repo"
+    return f"n{n_chunks}-s{seed}-{code_version()}{source}{'-' + variant if variant else ''}"
 
 
-def cached_index(n_chunks: int, seed: int = 1, progress: bool = True) -> BuiltIndex:
-    """The cached index of ``n_chunks`` chunks, built once (one builder at a time, others wait)."""
-    folder = CACHE / cache_key(n_chunks, seed)
+def cached_index(n_chunks: int, seed: int = 1, progress: bool = True, variant: str = "") -> BuiltIndex:
+    """The cached index of ``n_chunks`` chunks, built once (one builder at a time, others wait).
+
+    ``variant`` names a separate copy (e.g. "rw" for a benchmark that writes to its index)."""
+    folder = CACHE / cache_key(n_chunks, seed, variant)
     CACHE.mkdir(parents=True, exist_ok=True)
     with open(CACHE / f".{folder.name}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not (folder / "built.json").exists():
-            if n_chunks > 200_000:
-                _check_memory()
-            shutil.rmtree(folder, ignore_errors=True)
-            if progress:
-                print(f"building {folder} ({n_chunks} chunks)…", file=sys.stderr, flush=True)
-            build_index(n_chunks, folder, seed, progress=progress)
+            older = _older_build(n_chunks, seed, variant)
+            if older is not None and _upgrade(older, progress):
+                shutil.rmtree(folder, ignore_errors=True)
+                folder.symlink_to(older.name)
+            else:
+                if n_chunks > 200_000:
+                    _check_memory()
+                shutil.rmtree(folder, ignore_errors=True)
+                if progress:
+                    print(f"building {folder} ({n_chunks} chunks)…", file=sys.stderr, flush=True)
+                build_index(n_chunks, folder, seed, progress=progress, key=folder.name)
     meta = json.loads((folder / "built.json").read_text())
-    return BuiltIndex(folder, meta["chunks"], seed, meta["build_seconds"])
+    return BuiltIndex(folder.resolve(), meta["chunks"], seed, meta["build_seconds"])  # roots are recorded resolved
+
+
+def _older_build(n_chunks: int, seed: int, variant: str) -> Path | None:
+    """A finished build of the same corpus by an older store version (same schema), if any."""
+    tail = f"-{variant}" if variant else ""
+    source = "" if HAVE_SCIFACT else "-repo"
+    for f in sorted(CACHE.glob(f"n{n_chunks}-s{seed}-*"), key=lambda p: p.stat().st_mtime, reverse=True):
+        name = f.name[len(f"n{n_chunks}-s{seed}-"):]
+        if f.is_symlink() or not (f / "built.json").exists() or name != name.split("-")[0] + source + tail:
+            continue
+        return f
+    return None
+
+
+def _upgrade(folder: Path, progress: bool) -> bool:
+    """Bring an older build up to this store's indexes with its own ``optimize`` (what a user's
+    index goes through after an upgrade), instead of writing every chunk again (half an hour
+    at 100k chunks on a busy 2-core machine)."""
+    from docshelf.config import Settings
+    from docshelf.service import Docshelf
+
+    if progress:
+        print(f"reusing {folder}: optimize() with this store's code…", file=sys.stderr, flush=True)
+    try:
+        Docshelf(Settings(index_dir=folder / "index")).store.optimize()
+    except Exception as exc:  # noqa: BLE001 - rebuild instead
+        print(f"could not reuse {folder} ({exc}); rebuilding", file=sys.stderr)
+        return False
+    return True
 
 
 def _check_memory(need_gib: float = 4.0) -> None:

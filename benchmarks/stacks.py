@@ -206,10 +206,10 @@ def indexing(args, work: Path) -> dict:
 def quality(args, work: Path) -> dict:
     from docshelf.eval.beir import load_dataset
     from docshelf.eval.metrics import evaluate_run
-    from docshelf.eval.runner import run_eval
+    from docshelf.eval.runner import open_eval_index, run_eval
 
     dataset = load_dataset(SCIFACT, "test")
-    report = run_eval(dataset, modes=["hybrid", "semantic"])
+    report = run_eval(dataset, open_eval_index(dataset), ["hybrid", "semantic"])
     res = {f"docshelf {m.mode}": m.metrics["ndcg@10"] for m in report.modes}
     if args.chroma:
         import chromadb
