@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .. import allocator
 from ..errors import EmbedderUnavailable
 from .hf_tokenizer import HFTokenizerAdapter
 
@@ -146,6 +147,7 @@ class OnnxMiniLM:
                 self.batch_tokens = max(self.batch_tokens, self.GPU_BATCH_TOKENS)
             self._session = session
             log.info("loaded %s (%d threads, %s)", self.model_id, self.threads, session.get_providers()[0])
+        allocator.trim_when_idle()  # loading folds the int8 weights to float: free its scratch
 
     def _run(self, encs: Sequence) -> np.ndarray:
         """Embed one batch of unpadded encodings: pad to the longest, run, mean-pool, normalise."""
@@ -168,8 +170,9 @@ class OnnxMiniLM:
         self.load()
         encs = self.tokenizer.encode_truncated(list(texts))
         out = np.zeros((len(texts), self.dimensions), dtype=np.float32)
-        for idx in token_buckets([len(e.ids) for e in encs], self.batch_size, self.batch_tokens):
-            out[idx] = self._run([encs[i] for i in idx])
+        with allocator.embedding():  # activations in their own mappings (see allocator.py)
+            for idx in token_buckets([len(e.ids) for e in encs], self.batch_size, self.batch_tokens):
+                out[idx] = self._run([encs[i] for i in idx])
         return out
 
     def embed_query(self, text: str) -> np.ndarray:
