@@ -112,3 +112,34 @@ def test_pruned_keyword_search_returns_exactly_what_scoring_every_match_returns(
         assert pruned == full
         assert sum(len(r) for r in full) > 150
     assert any(required < scored for scored, required in seen)  # pruning did skip terms
+
+
+def test_runs_on_the_key_citus_needs(request, tmp_path, write):
+    """The README's Citus recipe makes the chunks' primary key (doc_key, id); docshelf must not
+    rely on ``id`` alone being the key (index, edit, delete, search, get by id)."""
+    from docshelf.config import Settings
+    from docshelf.embedders.fake import FakeEmbedder
+    from docshelf.service import Docshelf
+
+    url = fresh_url("postgres", request, tmp_path)
+    docs = tmp_path / "docs"
+    write(docs, "a.md", "# A\n\nThe kestrel hovers over the field.\n")
+    write(docs, "b.md", "# B\n\nThe heron waits in the reeds.\n")
+    shelf = Docshelf(Settings(index_dir=tmp_path / "i", store=url), embedder=FakeEmbedder())
+    shelf.index([docs])
+    store = shelf.store
+    with store._write() as cur:
+        cur.execute(f"ALTER TABLE {store._t('chunks')} DROP CONSTRAINT {store._t('chunks_pkey')}, "
+                    "ADD PRIMARY KEY (doc_key, id)")
+        cur.execute(f"CREATE INDEX {store._t('chunks_id')} ON {store._t('chunks')} (id)")
+    write(docs, "a.md", "# A\n\nThe kestrel hovers over the meadow at dawn.\n")
+    (docs / "b.md").unlink()
+    write(docs, "c.md", "# C\n\nThe heron and the kestrel share the marsh.\n")
+    report = shelf.index([docs])
+    assert (len(report.added), len(report.updated), len(report.removed)) == (1, 1, 1)
+    hits = shelf.search("kestrel", mode="keyword", k=5).hits
+    assert sorted(h.path for h in hits) == ["a.md", "c.md"]
+    assert [c.text for c in store.get_chunks([hits[0].chunk_id])] == [hits[0].text]
+    assert [h.path for h in shelf.search("heron reeds", mode="keyword").hits] == ["c.md"]
+    shelf.release_writer()
+    store.close()
