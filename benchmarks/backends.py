@@ -250,6 +250,7 @@ def speed(args) -> None:
 
     corpus = corpus_module()
     queries, qvecs = corpus.query_set(100)
+    queries, qvecs = queries[: args.speed_queries], qvecs[: args.speed_queries]
     wanted = args.backends.split(",")
     if "embedded" in wanted:
         folder = Path(tempfile.mkdtemp(prefix="docshelf-bench-lance-"))
@@ -283,6 +284,7 @@ def main() -> None:
     parser.add_argument("--distractors", type=int, default=0, help="…their relevant documents and this many others")
     parser.add_argument("--index-dir", type=Path, help="parity over this existing embedded index of the dataset")
     parser.add_argument("--chunks", type=int, default=100_000)
+    parser.add_argument("--speed-queries", type=int, default=100, help="speed: time this many queries (at most 100)")
     parser.add_argument("--scifact", type=Path, default=SCIFACT, help="The BEIR SciFact folder.")
     args = parser.parse_args()
     SCIFACT = args.scifact
