@@ -6,6 +6,7 @@ index's identity (the manifest) and makes sure only one process writes at a time
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import time
@@ -24,6 +25,11 @@ from .requests import DocumentListRequest, DocumentRequest, SearchRequest, encod
 
 log = logging.getLogger(__name__)
 
+OPTIMIZE_SHARE = 0.05
+"""An ``index`` run that changed at least this share of the documents compacts the store after
+it; smaller runs leave that to the ``OPTIMIZE_EVERY_RUNS``-th (one edited file in 10k need not
+pay a compaction of everything: its few rows are searched unindexed until then)."""
+OPTIMIZE_EVERY_RUNS = 10
 SCHEMA_VERSION = 3  # 2: document records carry frontmatter aliases; 3: and their outgoing wikilinks
 
 
@@ -124,7 +130,6 @@ class Docshelf:
         """
         from .embedders import embedder_from_settings
         from .pipeline.chunk import Chunker
-        from .pipeline.parsers import default_registry
         from .search.engine import SearchOptions, Searcher
         from .stores import index_exists, open_store
 
@@ -142,7 +147,6 @@ class Docshelf:
         )
         if not rebuild:
             self._check_manifest()
-        self.registry = default_registry()
         self.chunker = Chunker(self.embedder.tokenizer, self.chunk_tokens, settings.chunk_overlap)
         self.searcher = Searcher(
             self.store,
@@ -153,6 +157,13 @@ class Docshelf:
         )
         self.wait_for_model = True  # servers set False so a search never blocks on a model load
         self._lock = self.store.writer_lock()
+
+    @functools.cached_property
+    def registry(self) -> Any:
+        """The parsers, imported on first use: a search never needs them (a third of a cold CLI's imports)."""
+        from .pipeline.parsers import default_registry
+
+        return default_registry()
 
     @classmethod
     def from_settings(cls, settings: Settings) -> Docshelf:
@@ -308,10 +319,15 @@ class Docshelf:
                 if key not in manifest["roots"]:
                     manifest["roots"].append(key)
                     new_keys.append(key)
-            self.store.write_manifest(manifest)
+            if manifest != previous:  # a new root is known before its first file is written
+                self.store.write_manifest(manifest)
             report = indexer.run(roots, force=force, progress=progress)
             if report.added or report.updated or report.removed or force:
-                self.store.optimize()
+                runs = int(previous.get("runs_since_optimize", 0)) + 1
+                if force or runs >= OPTIMIZE_EVERY_RUNS or _changed_share(report) >= OPTIMIZE_SHARE:
+                    self.store.optimize()
+                    runs = 0
+                manifest["runs_since_optimize"] = runs
             skipped = manifest.setdefault("skipped", {})
             for root in roots:  # what each root's walk skipped, until its next walk
                 key = str(root if root.is_dir() else root.parent)
@@ -319,7 +335,7 @@ class Docshelf:
                     skipped[key] = report.skipped_by_root.get(key, {})
                 else:
                     skipped.setdefault(key, {}).update(report.skipped_by_root.get(key, {}))
-            records = self.store.records()
+            records = indexer.records_after if indexer.records_after is not None else self.store.records()
             for key in new_keys:
                 if not any(_from_root(r, key) for r in records):
                     manifest["roots"].remove(key)
@@ -691,6 +707,12 @@ class Docshelf:
             last_indexed_at=manifest.get("last_indexed_at"),
             skipped={rel: why for by_rel in (manifest.get("skipped") or {}).values() for rel, why in by_rel.items()},
         )
+
+
+def _changed_share(report: IndexReport) -> float:
+    """The share of the documents this run added, changed or removed."""
+    changed = len(report.added) + len(report.updated) + len(report.removed)
+    return changed / max(1, changed + report.unchanged)
 
 
 def _existing(roots: Sequence[Path], warnings: list[str]) -> list[Path]:

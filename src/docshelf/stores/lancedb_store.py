@@ -5,6 +5,8 @@ Layout of an index folder: ``chunks.lance`` and ``documents.lance`` tables plus
 single ``merge_insert`` commit, so a crash leaves the old version or the new, never a mix.
 The two tables cannot share a commit: the chunks are written first, then the records,
 and ``orphan_documents`` finds chunks a crash left without a record (the indexer removes them).
+It scans both tables only when they may have changed since a scan found none: every write
+that completes (chunks and records both) moves that mark forward, a crash in between does not.
 
 Reads never write: the full-text index is built by the writer (after its first commit
 and in ``optimize``); until then a text query scans the rows unindexed. Every error the
@@ -41,6 +43,8 @@ log = logging.getLogger(__name__)
 CHUNKS = "chunks"
 DOCUMENTS = "documents"
 MANIFEST = "manifest.json"
+ORPHAN_FREE = "orphan-free.json"
+"""The (chunks, documents) table versions last known to hold no orphan chunks."""
 WRITER_LOCK = "writer.lock"
 _CHUNK_COLUMNS = [
     "id", "root", "path", "collection", "doc_type", "title", "heading_path", "chunk_index",
@@ -194,6 +198,10 @@ class LanceStore:
         a re-run after a crash between this and the records write is idempotent (same ids)."""
         if not items:
             return
+        with self._orphan_free_write():
+            self._replace_documents(items)
+
+    def _replace_documents(self, items: Sequence[tuple[DocumentRecord, Sequence[Chunk], np.ndarray]]) -> None:
         rows: list[dict[str, Any]] = []
         for _, chunks, vectors in items:
             rows.extend(self._chunk_rows(chunks, vectors))
@@ -219,7 +227,8 @@ class LanceStore:
         if not records:
             return
         table = pa.Table.from_pylist([self._doc_row(r) for r in records], schema=_DOC_SCHEMA)
-        self._docs.merge_insert("key").when_matched_update_all().when_not_matched_insert_all().execute(table)
+        with self._orphan_free_write():  # a record write never leaves chunks without a record
+            self._docs.merge_insert("key").when_matched_update_all().when_not_matched_insert_all().execute(table)
 
     @_mapped("delete documents from")
     def delete_documents(self, keys: Sequence[tuple[str, str]]) -> None:
@@ -228,13 +237,27 @@ class LanceStore:
         if not keys:
             return
         predicate = self._docs_predicate(keys)
-        self._chunks.delete(predicate)
-        crash_point("prune")
-        self._docs.delete(predicate)
+        with self._orphan_free_write():
+            self._chunks.delete(predicate)
+            crash_point("prune")
+            self._docs.delete(predicate)
 
     @_mapped("read")
     def orphan_documents(self) -> list[tuple[str, str]]:
-        """(root, path) of documents that have chunks but no record (left by a crash)."""
+        """(root, path) of documents that have chunks but no record (left by a crash).
+
+        Free when nothing was written since a check found none, or when every write since
+        completed (``_orphan_free_write``); otherwise both tables' keys are read.
+        """
+        versions = self._versions()
+        if self._orphan_free_versions() == versions:
+            return []
+        orphans = self._scan_orphans()
+        if not orphans:
+            self._mark_orphan_free(versions)
+        return orphans
+
+    def _scan_orphans(self) -> list[tuple[str, str]]:
         rows = self._chunks.count_rows()
         if not rows:
             return []
@@ -244,19 +267,54 @@ class LanceStore:
         known = set(zip(docs.column("root").to_pylist(), docs.column("path").to_pylist(), strict=True))
         return sorted(have - known)
 
+    def _versions(self) -> list[int]:
+        return [self._chunks.version, self._docs.version]
+
+    def _orphan_free_versions(self) -> list[int] | None:
+        """Read from disk every time: another process may have written (or reset) since."""
+        try:
+            return json.loads((self.dir / ORPHAN_FREE).read_text())["versions"]
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+
+    def _mark_orphan_free(self, versions: list[int]) -> None:
+        try:  # no fsync: a lost mark costs one scan, never a wrong answer
+            (self.dir / ORPHAN_FREE).write_text(json.dumps({"versions": versions}))
+        except OSError as exc:
+            log.debug("could not write %s: %s", ORPHAN_FREE, exc)
+
+    @contextmanager
+    def _orphan_free_write(self) -> Iterator[None]:
+        """Around a write that leaves no orphans once it completes: if the tables held none
+        before, they hold none after, so the mark moves to the new versions. An exception or a
+        crash inside leaves the mark behind, and the next ``orphan_documents`` scans."""
+        clean = self._orphan_free_versions() == self._versions()
+        yield
+        if clean:
+            self._mark_orphan_free(self._versions())
+
     # -- reads ------------------------------------------------------------------------
     @_mapped("read document records from")
     def records(self) -> list[DocumentRecord]:
-        rows = self._docs.to_arrow().to_pylist()
+        """Every record in one read, converted column by column (a re-index reads all of them)."""
+        cols = self._docs.to_arrow().to_pydict()
+        n = len(cols["key"])
+        none = [None] * n
+        fields = zip(
+            cols["root"], cols["path"], cols["sha256"], cols["size"], cols["mtime_ns"], cols["status"],
+            cols["collection"], cols["doc_type"], cols["title"], cols["error"], cols["chunk_count"],
+            cols["indexed_at"], cols["format"], cols["page_count"], cols["tags"], cols["date"],
+            cols.get("aliases", none), cols.get("links", none), strict=True,
+        )
         return [
             DocumentRecord(
-                root=r["root"], path=r["path"], sha256=r["sha256"], size=r["size"], mtime_ns=r["mtime_ns"],
-                status=r["status"], collection=r["collection"], doc_type=r["doc_type"], title=r["title"] or "",
-                error=r["error"] or "", chunk_count=r["chunk_count"] or 0, indexed_at=r["indexed_at"] or 0.0,
-                format=r["format"] or "", page_count=r["page_count"], tags=tuple(r["tags"] or ()), date=r["date"],
-                aliases=tuple(r.get("aliases") or ()), links=tuple(r.get("links") or ()),
+                root=root, path=path, sha256=sha256, size=size, mtime_ns=mtime_ns, status=status,
+                collection=collection, doc_type=doc_type, title=title or "", error=error or "",
+                chunk_count=chunk_count or 0, indexed_at=indexed_at or 0.0, format=fmt or "", page_count=page_count,
+                tags=tuple(tags or ()), date=date, aliases=tuple(aliases or ()), links=tuple(links or ()),
             )
-            for r in rows
+            for (root, path, sha256, size, mtime_ns, status, collection, doc_type, title, error, chunk_count,
+                 indexed_at, fmt, page_count, tags, date, aliases, links) in fields
         ]
 
     @staticmethod
@@ -440,19 +498,22 @@ class LanceStore:
     @_mapped("optimize")
     def optimize(self) -> None:
         """Fold small commits together and bring indexes up to date (cheaper opens, faster reads)."""
-        if self.count_chunks():
-            self._ensure_fts()
-        crash_point("compaction")
-        if self.count_chunks() >= self.vector_index_min_rows and not self.has_vector_index():
-            self._build_vector_index()
-        for table in (self._chunks, self._docs):
-            try:
-                table.optimize(cleanup_older_than=timedelta(minutes=10))
-            except Exception as exc:  # noqa: BLE001 - a failed compaction loses nothing
-                log.warning("optimizing %s failed: %s", table.name, exc)
+        with self._orphan_free_write():  # compaction and index builds change no rows
+            if self.count_chunks():
+                self._ensure_fts()
+            crash_point("compaction")
+            if self.count_chunks() >= self.vector_index_min_rows and not self.has_vector_index():
+                self._build_vector_index()
+            for table in (self._chunks, self._docs):
+                try:
+                    table.optimize(cleanup_older_than=timedelta(minutes=10))
+                except Exception as exc:  # noqa: BLE001 - a failed compaction loses nothing
+                    log.warning("optimizing %s failed: %s", table.name, exc)
 
     @_mapped("reset")
     def reset(self) -> None:
+        # Version numbers start again with the new tables: an old mark must not vouch for them.
+        (self.dir / ORPHAN_FREE).unlink(missing_ok=True)
         for name in (CHUNKS, DOCUMENTS):
             try:
                 self._db.drop_table(name)
