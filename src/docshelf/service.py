@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from . import allocator
 from .config import Settings
 from .documents import reassemble, resolve_note, select
 from .errors import ConfigError, EmbedderMismatch, IndexLocked, IndexNotFound, InvalidRequest, NotFound, StoreError
@@ -521,6 +522,12 @@ class Docshelf:
     def search(self, request: SearchRequest | str | None = None, **options: Any) -> SearchResult:
         """Run one search. Pass a ``SearchRequest``, or a query string plus its fields as keywords
         (``filters=SearchFilters(...)`` is accepted too); either way the request rules apply."""
+        try:
+            return self._search(request, **options)
+        finally:
+            allocator.trim_when_idle()  # free pages go back to the OS once searches pause
+
+    def _search(self, request: SearchRequest | str | None, **options: Any) -> SearchResult:
         if not isinstance(request, SearchRequest):
             query = request if request is not None else options.pop("query", "")
             request = SearchRequest.build(query, options.pop("filters", None), **options)

@@ -257,6 +257,22 @@ def test_large_index_gets_a_vector_index_and_still_finds_documents(write, tmp_pa
     assert [h.path for h in hits] == ["d42.md"]
 
 
+def test_large_index_gets_filter_indexes_and_filters_still_apply(write, tmp_path, shelf):
+    shelf.store.scalar_index_min_rows = 20  # the real threshold is 10,000 chunks
+    docs = tmp_path / "docs"
+    for i in range(24):
+        meta = f"date: 202{i % 3}-05-0{1 + i % 5}\ntype: {'memo' if i % 2 else 'page'}\n"
+        write(docs, f"d{i}.md", f"---\n{meta}---\n# Doc {i}\n\nanimal{i} lives in habitat{i}")
+    shelf.index([docs])
+    assert shelf.store.scalar_indexes() == ["collection", "date", "doc_type", "id"]
+    by_date = shelf.search("animal lives in habitat", k=50, mode="hybrid", date_from="2021-01-01", date_to="2021-12-31")
+    assert sorted(h.path for h in by_date.hits) == sorted(f"d{i}.md" for i in range(24) if i % 3 == 1)
+    by_type = shelf.search("animal lives in habitat", k=50, mode="keyword", doc_types=["memo"])
+    assert sorted(h.path for h in by_type.hits) == sorted(f"d{i}.md" for i in range(24) if i % 2)
+    assert shelf.search("animal lives in habitat", k=50, mode="semantic", collections=["elsewhere"]).hits == ()
+    assert {c.id for c in shelf.store.get_chunks([h.chunk_id for h in by_date.hits])} == {h.chunk_id for h in by_date.hits}
+
+
 def test_editing_one_section_reembeds_only_that_chunk(write, tmp_path, shelf, fake_embedder):
     docs = tmp_path / "docs"
     sections = {name: f"## {name}\n\n" + f"{name} words " * 60 for name in ("Alpha", "Beta", "Gamma")}

@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 import threading
 import time
+from collections import OrderedDict
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import replace
 from collections.abc import Callable, Sequence
@@ -25,7 +26,7 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from ..analysis import code_tokens, contains_token, query_text
+from ..analysis import code_tokens, query_text
 from ..errors import InvalidQuery
 from ..models import Chunk, Hit, SearchFilters, SearchMode, SearchResult
 from ..protocols import Embedder, Store
@@ -37,6 +38,7 @@ from .highlight import highlight_spans
 from .rerank import Reranker
 
 _WORD = re.compile(r"[A-Za-z0-9]+")
+QUERY_CACHE_SIZE = 256  # query embeddings kept (384 floats each: ~0.4 MB in all)
 
 
 @dataclass(frozen=True)
@@ -69,6 +71,8 @@ class Searcher:
         self.calibrator = Calibrator(self._top_cosine, self.options.calibration)
         # Per thread (servers search from worker threads): chunk id -> (cosine, raw BM25) of the last mode run.
         self._local = threading.local()
+        self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()  # query -> embedding (LRU)
+        self._cache_lock = threading.Lock()
 
     def search(
         self,
@@ -140,8 +144,24 @@ class Searcher:
         """Best cosine of ``query`` on the whole index (calibration's null queries)."""
         if not self.semantic_ready():
             return None
-        rows = self.store.vector_search(self.embedder.embed_query(query), 1, None)
+        rows = self.store.vector_search(self.embed_query(query), 1, None)
         return float(rows[0][1]) if rows else None
+
+    def embed_query(self, query: str) -> np.ndarray:
+        """The query's embedding, from a small LRU cache (agents repeat and retry queries;
+        calibration re-embeds its null queries): a hit skips the model (~10 ms on 2 cores)."""
+        with self._cache_lock:
+            vector = self._vectors.get(query)
+            if vector is not None:
+                self._vectors.move_to_end(query)
+                return vector
+        vector = np.asarray(self.embedder.embed_query(query), dtype=np.float32)
+        vector.setflags(write=False)  # shared between searches
+        with self._cache_lock:
+            self._vectors[query] = vector
+            while len(self._vectors) > QUERY_CACHE_SIZE:
+                self._vectors.popitem(last=False)
+        return vector
 
     # -- modes --------------------------------------------------------------------------
     def keyword(self, query: str, n: int, filters: SearchFilters | None) -> list[tuple[Chunk, float]]:
@@ -155,24 +175,31 @@ class Searcher:
         return [(c, bm25_to_unit(s)) for c, s in rows]
 
     def semantic(self, query: str, n: int, filters: SearchFilters | None) -> list[tuple[Chunk, float]]:
-        vector = self.embedder.embed_query(query)
+        vector = self.embed_query(query)
         rows = self.store.vector_search(vector, n, filters)
         self._local.evidence = {c.id: (s, None) for c, s in rows}
         return [(c, cosine_to_unit(s)) for c, s in rows]
 
     def hybrid(self, query: str, n: int, filters: SearchFilters | None) -> list[tuple[Chunk, float]]:
         text = query_text(query)
-        vector = self.embedder.embed_query(query)
-        lexical = self.store.text_search(text, n, filters)
-        dense = self.store.vector_search(vector, n, filters)
-        chunks = {c.id: c for c, _ in lexical} | {c.id: c for c, _ in dense}
-        lex = {c.id: s for c, s in lexical}
-        den = {c.id: s for c, s in dense}
-        if self.options.fusion.method == "zconf" and isinstance(self.store, ScoreLookup):
-            # One shared pool: score every candidate with both retrievers.
-            den |= self.store.vector_scores(vector, [i for i in chunks if i not in den])
-            lex |= self.store.text_scores(text, [i for i in chunks if i not in lex])
+        pooled = self.options.fusion.method == "zconf"
+        if pooled and isinstance(self.store, PoolSearch):
+            # One store call: both lists, every candidate scored by both retrievers.
+            lexical, dense, den, lex = self.store.candidate_pool(text, lambda: self.embed_query(query), n, filters)
+            chunks = {c.id: c for c, _ in lexical} | {c.id: c for c, _ in dense}
             den = {i: den.get(i, 0.0) for i in chunks}
+        else:
+            vector = self.embed_query(query)
+            lexical = self.store.text_search(text, n, filters)
+            dense = self.store.vector_search(vector, n, filters)
+            chunks = {c.id: c for c, _ in lexical} | {c.id: c for c, _ in dense}
+            lex = {c.id: s for c, s in lexical}
+            den = {c.id: s for c, s in dense}
+            if pooled and isinstance(self.store, ScoreLookup):
+                # One shared pool: score every candidate with both retrievers.
+                den |= self.store.vector_scores(vector, [i for i in chunks if i not in den])
+                lex |= self.store.text_scores(text, [i for i in chunks if i not in lex])
+                den = {i: den.get(i, 0.0) for i in chunks}
         fused = fuse_hybrid(lex, den, self.options.fusion)
         params = self.options.fusion
         # Short *whole* sections only (no overlap: not the tail of a long section, e.g. an abstract's last chunk).
@@ -182,10 +209,14 @@ class Searcher:
         }
         tokens = code_tokens(query)
         if tokens:  # identifiers and error codes: an exact occurrence weighs more
-            fused = {
-                i: exact_bonus(f, sum(contains_token(chunks[i].embed_text, t) for t in tokens) / len(tokens), params)
-                for i, f in fused.items()
-            }
+            # contains_token's test, with each pattern compiled and each text lowered once
+            patterns = [re.compile(r"(?<![\w])" + re.escape(t) + r"(?![\w])") for t in tokens]
+
+            def share(text: str) -> float:
+                low = text.lower()
+                return sum(1 for p in patterns if p.search(low)) / len(patterns)
+
+            fused = {i: exact_bonus(f, share(chunks[i].embed_text), params) for i, f in fused.items()}
         self._local.evidence = {i: (den.get(i), lex.get(i, 0.0)) for i in chunks}
         return [(chunks[cid], score) for cid, score in sorted(fused.items(), key=lambda kv: -kv[1])]
 
@@ -196,6 +227,19 @@ def _snapshot(store: Store) -> AbstractContextManager[None]:
     two versions in one answer (seen in benchmarks/concurrency.py before this)."""
     snapshot = getattr(store, "snapshot", None)
     return snapshot() if callable(snapshot) else nullcontext()
+
+
+@runtime_checkable
+class PoolSearch(Protocol):
+    """Optional store ability: hybrid's whole candidate pool in one call, the fastest way the
+    store can (the embedded store overlaps BM25 with the query embedding and computes the
+    cosines from vectors it fetched with the candidates). ``vector()`` computes the query
+    embedding; returns (BM25 top-k with raw BM25, dense top-k with cosine, cosine of every
+    candidate, BM25 of every candidate that holds a query term)."""
+
+    def candidate_pool(
+        self, text: str, vector: Callable[[], np.ndarray], k: int, filters: SearchFilters | None
+    ) -> tuple[list[tuple[Chunk, float]], list[tuple[Chunk, float]], dict[str, float], dict[str, float]]: ...
 
 
 @runtime_checkable
