@@ -7,8 +7,8 @@
 ``$DOCSHELF_EVAL_CACHE``), copies it into PostgreSQL and Qdrant with ``docshelf migrate``
 (same vectors, no re-embedding) and runs the same evaluation on each store.
 
-``speed`` writes N synthetic chunks (SciFact abstracts as text, clustered random 384-d unit
-vectors, 10 chunks a document, 10 collections) through ``Store.replace_documents``, builds
+``speed`` writes N synthetic chunks (``corpus.py``: real SciFact text, jittered mixes of the
+real model's vectors, 10 chunks a document, 10 collections) through ``Store.replace_documents``, builds
 the indexes (``optimize``), then times 100 searches per mode through the product's
 ``Searcher`` (the query vector stands in for the model), unfiltered and with a collection
 filter (10% of the chunks), and measures recall@10 of the approximate vector index
@@ -34,7 +34,9 @@ from pathlib import Path
 import numpy as np
 
 HERE = Path(__file__).resolve().parent
-SCIFACT = HERE.parent.parent / "shared" / "eval" / "scifact"
+sys.path.insert(0, str(HERE))
+from corpus import SCIFACT, VectorEmbedder, doc_items, iter_docs  # noqa: E402
+
 RESULTS = HERE / "results" / "backends.jsonl"
 
 
@@ -131,55 +133,10 @@ def parity(args) -> None:
 
 
 # -- speed --------------------------------------------------------------------------------------
-class VectorEmbedder:
-    """Stands in for the model: each query text maps to a prepared vector (the search path is the product's)."""
-
-    model_id = "synthetic-384"
-    dimensions = 384
-    max_tokens = 256
-    normalized = True
-    loaded = True
-
-    def __init__(self) -> None:
-        self.vectors: dict[str, np.ndarray] = {}
-
-    def load(self) -> None:
-        pass
-
-    def embed_query(self, text: str) -> np.ndarray:
-        if text not in self.vectors:  # e.g. the searcher's own calibration queries
-            v = np.random.default_rng(abs(hash(text)) % 2**32).standard_normal(self.dimensions).astype(np.float32)
-            self.vectors[text] = v / np.linalg.norm(v)
-        return self.vectors[text]
-
-    def embed_documents(self, texts) -> np.ndarray:
-        return np.stack([self.embed_query(t) for t in texts])
-
-
 def synthetic(n: int, seed: int = 7):
-    from docshelf.models import Chunk, DocumentRecord
-
-    rng = np.random.default_rng(seed)
-    texts = [json.loads(line) for line in (SCIFACT / "corpus.jsonl").open()]
-    centroids = rng.standard_normal((256, 384)).astype(np.float32)
-    assign = rng.integers(0, 256, n)
-    vectors = centroids[assign] + 0.8 * rng.standard_normal((n, 384)).astype(np.float32)
-    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
-    docs = []
-    for d in range(0, n, 10):
-        collection = f"c{(d // 10) % 10}"
-        path = f"{collection}/doc{d // 10:06d}.md"
-        chunks = []
-        for i in range(d, min(n, d + 10)):
-            t = texts[i % len(texts)]
-            body = (t["title"] + ". " + t["text"])[:900]
-            chunks.append(Chunk(id=f"ch{i:08d}", root="/bench", path=path, collection=collection, doc_type="doc",
-                                title=t["title"][:80], heading_path=(t["title"][:80],), chunk_index=i - d, text=body,
-                                embed_text=body, tags=(f"t{i % 7}",), start_line=1, end_line=5))
-        record_ = DocumentRecord(root="/bench", path=path, sha256=f"{d:064x}", size=1, mtime_ns=1, status="indexed",
-                                 collection=collection, doc_type="doc", chunk_count=len(chunks))
-        docs.append((record_, chunks, vectors[d : d + len(chunks)]))
-    return docs, vectors
+    """The shared benchmark corpus (``corpus.py``): (record, chunks, vectors) per document, and all vectors."""
+    docs = [doc_items(d, Path("/bench"), write=False) for d in iter_docs(n, seed)]
+    return docs, np.concatenate([v for _, _, v in docs])
 
 
 def exact_ids(store, vector: np.ndarray, k: int) -> list[str]:

@@ -6,8 +6,9 @@ search, and a category filter as a ``where`` on metadata. SQLite + sqlite-vec (e
 FTS5 is what most peer MCP servers use.
 
 Parts (each optional):
-  latency   N synthetic chunks (text: real sentences, so BM25 has real statistics; vectors:
-            the real model's embeddings of those sentences, mixed and jittered), one index per
+  latency   N synthetic chunks from ``corpus.py`` (text: real SciFact chunks, so BM25 has real
+            statistics; vectors: the real model's embeddings of those chunks, mixed and
+            jittered; docshelf's index is the cached one built through its write path), one index per
             stack, 100 real questions, k=10, query embedding included everywhere; docshelf
             through ``Docshelf.search`` (its product code path), filtered and unfiltered;
             recall@10 of docshelf's vector index against exact search.
@@ -28,9 +29,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import random
 import resource
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -40,79 +39,10 @@ from pathlib import Path
 import numpy as np
 
 HERE = Path(__file__).resolve().parent
-# ../shared beside the checkout (or beside any folder above it, e.g. from a git worktree)
-SCIFACT = next((d / "shared" / "eval" / "scifact" for d in HERE.parents if (d / "shared" / "eval" / "scifact").is_dir()),
-               HERE.parent.parent / "shared" / "eval" / "scifact")
-CATEGORIES = [f"c{i}" for i in range(10)]
+sys.path.insert(0, str(HERE))
+from corpus import SCIFACT, cached_index, p, questions, synthetic, vector_recall  # noqa: E402
 
-
-def p(values: list[float], q: float) -> float:
-    return float(np.percentile(values, q)) if values else float("nan")
-
-
-# -- data -------------------------------------------------------------------------------------
-def sentences(limit: int) -> list[str]:
-    out: list[str] = []
-    with (SCIFACT / "corpus.jsonl").open() as f:
-        for line in f:
-            doc = json.loads(line)
-            out.extend(s.strip() + "." for s in doc["text"].split(". ") if len(s.split()) > 5)
-            if len(out) >= limit:
-                break
-    return out[:limit]
-
-
-def questions(n: int) -> list[str]:
-    qs = [json.loads(line)["text"] for line in (SCIFACT / "queries.jsonl").open()]
-    random.Random(7).shuffle(qs)
-    return qs[:n]
-
-
-def synthetic(n_chunks: int, embedder) -> tuple[list[str], np.ndarray, list[str], list[str]]:
-    """Texts of 3 real sentences; vectors = jittered mean of the sentences' real embeddings."""
-    pool = sentences(3000)
-    pool_vecs = embedder.embed_documents(pool)
-    rng = np.random.default_rng(1)
-    picks = rng.integers(0, len(pool), size=(n_chunks, 3))
-    texts = [" ".join(pool[j] for j in row) for row in picks]
-    vecs = pool_vecs[picks].mean(axis=1) + rng.normal(scale=0.02, size=(n_chunks, pool_vecs.shape[1]))
-    vecs = (vecs / np.linalg.norm(vecs, axis=1, keepdims=True)).astype(np.float32)
-    cats = [CATEGORIES[i % len(CATEGORIES)] for i in range(n_chunks)]
-    dates = [f"20{20 + i % 6}-{1 + i % 12:02d}-{1 + i % 28:02d}" for i in range(n_chunks)]
-    return texts, vecs, cats, dates
-
-
-# -- the three stacks ---------------------------------------------------------------------------
-def build_docshelf(folder: Path, texts, vecs, cats, dates, per_doc: int = 10):
-    from docshelf.config import Settings
-    from docshelf.models import Chunk, DocumentRecord
-    from docshelf.service import Docshelf
-
-    shelf = Docshelf(Settings(index_dir=folder / "docshelf"))
-    manifest = {**shelf._identity(), "created_at": time.time(), "roots": ["/bench"]}
-    shelf.store.write_manifest(manifest)
-    t0 = time.perf_counter()
-    items = []
-    for start in range(0, len(texts), per_doc):
-        doc = start // per_doc
-        path = f"d{doc:06d}.md"
-        chunks = [
-            Chunk(id=f"{path}#{i}", root="/bench", path=path, collection=cats[start], doc_type="doc",
-                  title=f"Document {doc}", heading_path=(), chunk_index=i - start, text=texts[i],
-                  embed_text=texts[i], date=dates[start])
-            for i in range(start, min(start + per_doc, len(texts)))
-        ]
-        record = DocumentRecord(root="/bench", path=path, sha256=str(doc), size=1, mtime_ns=0, status="indexed",
-                                collection=cats[start], doc_type="doc", title=f"Document {doc}",
-                                chunk_count=len(chunks), date=dates[start])
-        items.append((record, chunks, vecs[start : start + len(chunks)]))
-        if len(items) == 500:
-            shelf.store.replace_documents(items)
-            items = []
-    if items:
-        shelf.store.replace_documents(items)
-    shelf.store.optimize()  # builds the full-text index, and the vector index past its threshold
-    return shelf, time.perf_counter() - t0
+CATEGORIES = [f"c{i}" for i in range(10)]  # the corpus' collections; Chroma's `category`
 
 
 def build_chroma(folder: Path, texts, vecs, cats):
@@ -161,13 +91,12 @@ def timed(fn, queries) -> list[float]:
 
 
 def latency(args, work: Path) -> dict:
-    from docshelf.embedders.onnx_minilm import OnnxMiniLM
-
-    texts, vecs, cats, dates = synthetic(args.chunks, OnnxMiniLM())
+    built = cached_index(args.chunks)  # the product's write path; built once, reused
+    texts, vecs, cats, _ = synthetic(args.chunks)  # the same chunks, for the other stacks
     qs = questions(args.queries)
-    shelf, ds_build = build_docshelf(work, texts, vecs, cats, dates)
+    shelf = built.open()
     model = shelf.embedder  # the packaged model, the same one every stack uses for its queries
-    res: dict = {"chunks": args.chunks, "queries": len(qs), "build_s": {"docshelf": ds_build}}
+    res: dict = {"chunks": built.chunks, "queries": len(qs), "build_s": {"docshelf": built.build_seconds}}
 
     from docshelf.models import SearchFilters
 
@@ -181,13 +110,7 @@ def latency(args, work: Path) -> dict:
     lat["docshelf hybrid + date"] = timed(ds("hybrid", SearchFilters(date_from="2023-01-01", date_to="2023-12-31")), qs)
 
     # recall@10 of the vector index (whatever the store built) against exact search
-    recalls = []
-    for q in qs:
-        qv = model.embed_query(q)
-        exact = set(np.argsort(-(vecs @ qv))[:10].tolist())
-        got = {int(c.path[1:7]) * 10 + c.chunk_index for c, _ in shelf.store.vector_search(qv, 10)}
-        recalls.append(len(exact & got) / 10)
-    res["docshelf_vector_recall@10"] = statistics.mean(recalls)
+    res["docshelf_vector_recall@10"] = vector_recall(shelf.store, np.stack([model.embed_query(q) for q in qs]))
     res["docshelf_vector_index"] = bool(getattr(shelf.store, "has_vector_index", lambda: False)())
 
     if args.chroma:
@@ -283,10 +206,10 @@ def indexing(args, work: Path) -> dict:
 def quality(args, work: Path) -> dict:
     from docshelf.eval.beir import load_dataset
     from docshelf.eval.metrics import evaluate_run
-    from docshelf.eval.runner import run_eval
+    from docshelf.eval.runner import open_eval_index, run_eval
 
     dataset = load_dataset(SCIFACT, "test")
-    report = run_eval(dataset, modes=["hybrid", "semantic"])
+    report = run_eval(dataset, open_eval_index(dataset), ["hybrid", "semantic"])
     res = {f"docshelf {m.mode}": m.metrics["ndcg@10"] for m in report.modes}
     if args.chroma:
         import chromadb

@@ -6,6 +6,7 @@ index's identity (the manifest) and makes sure only one process writes at a time
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import time
@@ -124,7 +125,6 @@ class Docshelf:
         """
         from .embedders import embedder_from_settings
         from .pipeline.chunk import Chunker
-        from .pipeline.parsers import default_registry
         from .search.engine import SearchOptions, Searcher
         from .stores import index_exists, open_store
 
@@ -142,7 +142,6 @@ class Docshelf:
         )
         if not rebuild:
             self._check_manifest()
-        self.registry = default_registry()
         self.chunker = Chunker(self.embedder.tokenizer, self.chunk_tokens, settings.chunk_overlap)
         self.searcher = Searcher(
             self.store,
@@ -153,6 +152,13 @@ class Docshelf:
         )
         self.wait_for_model = True  # servers set False so a search never blocks on a model load
         self._lock = self.store.writer_lock()
+
+    @functools.cached_property
+    def registry(self) -> Any:
+        """The parsers, imported on first use: a search never needs them (a third of a cold CLI's imports)."""
+        from .pipeline.parsers import default_registry
+
+        return default_registry()
 
     @classmethod
     def from_settings(cls, settings: Settings) -> Docshelf:

@@ -5,6 +5,7 @@ Data goes to stdout (``--json`` for scripts); progress, logs and errors go to st
 
 from __future__ import annotations
 
+import logging
 import sys
 from pathlib import Path
 from typing import Annotated, Optional
@@ -22,6 +23,8 @@ from .cli_app import service as _service
 from .output import citation, to_jsonable
 
 __all__ = ["app", "main"]
+
+log = logging.getLogger("docshelf.cli")
 
 
 @app.command()
@@ -99,9 +102,10 @@ def search(
         tags_all=all_tag, fields=field, path_prefix=path_prefix, path_glob=glob, date_from=date_from, date_to=date_to,
         min_score=min_score, linked_to=linked_to,
     )
-    result = _service().search(request)
+    answer = _ask_running_server(request)
+    result = _result_from_json(answer.result) if answer is not None else _service().search(request)
     if as_json:
-        _print_json(result)
+        _print_json(answer.result if answer is not None else result)
         return
     if result.note:
         err.print(f"[yellow]{escape(result.note)}[/]")
@@ -118,6 +122,32 @@ def search(
                 body.stylize("bold yellow", start, end)
         out.print(body)
         out.print()
+
+
+def _ask_running_server(request: SearchRequest):
+    """The answer of a ``docshelf serve``/``watch`` already holding this index and model
+    (``live/query_socket.py``), or None: then this process searches itself."""
+    from ..live import query_socket
+
+    if not query_socket.supported():
+        return None
+    config = settings()
+    answer = query_socket.ask(Path(config.index_dir).expanduser().resolve(), query_socket.settings_key(config),
+                              request.model_dump(mode="json"))
+    if answer is not None:
+        log.info("answered by docshelf %s (pid %d) in %.0f ms", answer.kind, answer.pid, answer.seconds * 1000)
+    return answer
+
+
+def _result_from_json(data: dict):
+    """A ``SearchResult`` back from its JSON (lists become the tuples the models hold)."""
+    from ..models import Hit, SearchResult
+
+    def tuples(value):
+        return tuple(tuples(v) for v in value) if isinstance(value, list) else value
+
+    hits = tuple(Hit(**{k: tuples(v) for k, v in hit.items()}) for hit in data["hits"])
+    return SearchResult(**{**{k: tuples(v) for k, v in data.items()}, "hits": hits})
 
 
 # Request fields → the flag that sets them, so a rejected value names what the user typed.

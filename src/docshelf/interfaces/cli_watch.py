@@ -48,6 +48,7 @@ def watch(
     previous = signal.signal(signal.SIGTERM, lambda *_: stop.set())
     err.print(f"watching {', '.join(map(str, roots))} (index {shelf.index_dir}); Ctrl-C stops")
     loop.start()
+    queries = _answer_searches(shelf, config, stop)
     try:
         while not stop.wait(0.5):
             if loop.phase == "failed":
@@ -56,4 +57,31 @@ def watch(
         pass
     finally:
         signal.signal(signal.SIGTERM, previous)
+        stop.set()
+        queries.join(5.0)
         loop.stop()
+
+
+def _answer_searches(shelf, config, stop: threading.Event) -> threading.Thread:
+    """Answer ``docshelf search`` from this process once the model is loaded (``live/query_socket.py``)."""
+    from ..live.query_socket import QueryServer, settings_key
+
+    def run() -> None:
+        try:
+            shelf.embedder.load()
+        except Exception as exc:  # noqa: BLE001 - the CLI searches in-process then
+            log.warning("not answering `docshelf search` from this process: the model did not load (%s)", exc)
+            return
+        if stop.is_set():
+            return
+        server = QueryServer(shelf.index_dir, shelf.search, settings_key(config), "watch")
+        if not server.start():
+            return
+        try:
+            stop.wait()
+        finally:
+            server.close()
+
+    thread = threading.Thread(target=run, name="docshelf-query-socket-start", daemon=True)
+    thread.start()
+    return thread

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from ..models import SearchResult
     from ..requests import SearchRequest
     from ..service import Docshelf
+    from .query_socket import QueryServer
     from .writer import WriterLoop
 
 log = logging.getLogger(__name__)
@@ -55,8 +56,13 @@ class ServerRuntime:
         read_only: bool = False,
         first_index_wait: float = 15.0,
         model_wait: float = 10.0,
+        query_socket: bool = True,
+        kind: str = "serve",
     ) -> None:
         self.read_only = read_only
+        self.query_socket = query_socket  # answer `docshelf search` once the model is loaded
+        self.kind = kind
+        self.query_server: QueryServer | None = None
         self.settings = settings
         self.roots = [Path(r).expanduser().resolve() for r in (roots or [])]
         self.watch = watch
@@ -77,6 +83,7 @@ class ServerRuntime:
         self._ready = threading.Event()
         self._model_done = threading.Event()  # the model loaded or failed to
         self._started = False
+        self._closed = False
         self._lock = threading.Lock()
 
     # -- lifecycle ------------------------------------------------------------------------
@@ -138,9 +145,28 @@ class ServerRuntime:
         self.model_state = "loaded"
         self._model_done.set()
         log.info("model %s loaded in %.2fs", self._service.embedder.model_id, time.monotonic() - started)
+        if self.query_socket:
+            self._start_query_server()
+
+    def _start_query_server(self) -> None:
+        """Answer ``docshelf search`` from this process (``live/query_socket.py``): only now that the
+        model is loaded, so the answer is the one the CLI would compute in-process."""
+        from .query_socket import QueryServer, settings_key
+
+        assert self._service is not None
+        server = QueryServer(self._service.index_dir, self._service.search, settings_key(self.settings), self.kind)
+        with self._lock:
+            if self._closed:
+                return
+            if server.start():
+                self.query_server = server
 
     def close(self) -> bool:
         """Stop the writer (releasing the lock); True when everything stopped in time."""
+        with self._lock:
+            self._closed = True
+            if self.query_server is not None:
+                self.query_server.close()
         if self.writer is not None:
             return self.writer.stop()
         return True

@@ -47,7 +47,10 @@ def open_store(
         from .qdrant_store import QdrantStore
 
         return QdrantStore(location, dimensions, api_key=api_key)
+    from .lancedb_import import import_lancedb
     from .lancedb_store import LanceStore
+
+    import_lancedb()  # a third of plain `import lancedb`'s cost (see lancedb_import.py)
 
     if location and "://" in location:
         index_dir = Path(location.split("://", 1)[1])

@@ -1,0 +1,134 @@
+"""``import lancedb`` in a third of the time: what a cold ``docshelf search`` pays first.
+
+Importing lancedb 0.40 on Python 3.11 costs ~2 s of CPU on the 2-core reference machine,
+and almost none of it is for an embedded table (benchmarks/README.md, "CLI"):
+
+- ``lance_namespace_urllib3_client`` (the REST client of LanceDB Cloud namespaces) builds
+  ~250 pydantic models and ~400 ``validate_call`` wrappers, and its package ``__init__``
+  imports every API class. Here its package is registered as a lazy module: the model
+  submodules that ``lance_namespace`` and ``lancedb.namespace`` import by name still load,
+  but the API classes, the HTTP client and urllib3 load only if something touches them.
+- pydantic models defined during the import are built on first use (``defer_build``),
+  not at class creation; a model a local table never uses is never built.
+- ``overrides.override`` (which lancedb uses before Python 3.12) disassembles every
+  decorated method's callers to check them; during the import it is replaced by what
+  lancedb uses on 3.12+, ``typing.override``: mark the method, return it.
+
+Each trick leaves behaviour unchanged (the same objects exist, built later), is undone
+after the import, and is skipped when the private hook it needs is missing.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import logging
+import sys
+import threading
+import types
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+_LAZY_PACKAGES = ("lance_namespace_urllib3_client",)
+_import_lock = threading.Lock()
+
+
+class _LazyPackage(types.ModuleType):
+    """A package whose ``__init__`` runs on the first attribute it lacks; its submodules
+    import normally meanwhile (``__path__`` is set), so ``from pkg.sub import X`` costs only ``sub``."""
+
+    def __getattr__(self, name: str) -> Any:
+        state = self.__dict__
+        lock = state.get("_docshelf_lazy_lock")
+        if lock is None:
+            raise AttributeError(f"module {self.__name__!r} has no attribute {name!r}")
+        with lock:
+            spec = state.pop("_docshelf_lazy_spec", None)
+            if spec is not None:
+                spec.loader.exec_module(self)
+            state.pop("_docshelf_lazy_lock", None)
+        return getattr(self, name)
+
+
+def _register_lazy(name: str) -> None:
+    if name in sys.modules:
+        return
+    spec = importlib.util.find_spec(name)
+    if spec is None or spec.loader is None or spec.submodule_search_locations is None:
+        return
+    module = _LazyPackage(name)
+    module.__spec__ = spec
+    module.__loader__ = spec.loader
+    module.__file__ = spec.origin
+    module.__package__ = name
+    module.__path__ = list(spec.submodule_search_locations)
+    module.__dict__["_docshelf_lazy_spec"] = spec
+    module.__dict__["_docshelf_lazy_lock"] = threading.Lock()
+    sys.modules[name] = module
+
+
+@contextmanager
+def _deferred_pydantic_builds() -> Iterator[None]:
+    try:
+        from pydantic._internal import _config
+        defaults = _config.config_defaults
+        previous = defaults["defer_build"]
+    except (ImportError, AttributeError, KeyError):
+        yield
+        return
+    defaults["defer_build"] = True
+    try:
+        yield
+    finally:
+        defaults["defer_build"] = previous
+
+
+def _mark_override(method: Any = None, **_: Any) -> Any:
+    """``typing.override`` (Python 3.12): set ``__override__`` and return the method."""
+    if method is None:
+        return _mark_override
+    try:
+        method.__override__ = True
+    except (AttributeError, TypeError):
+        pass
+    return method
+
+
+@contextmanager
+def _cheap_overrides() -> Iterator[None]:
+    if sys.version_info >= (3, 12):  # lancedb uses typing.override itself
+        yield
+        return
+    try:
+        import overrides
+    except ImportError:
+        yield
+        return
+    previous = overrides.override
+    overrides.override = _mark_override
+    try:
+        yield
+    finally:
+        overrides.override = previous
+
+
+def import_lancedb() -> types.ModuleType:
+    """``lancedb``, imported the fast way unless something imported it already."""
+    module = sys.modules.get("lancedb")
+    if module is not None:
+        return module
+    with _import_lock:
+        if "lancedb" in sys.modules:
+            return sys.modules["lancedb"]
+        with ExitStack() as stack:
+            for name in _LAZY_PACKAGES:
+                _register_lazy(name)
+            stack.enter_context(_deferred_pydantic_builds())
+            stack.enter_context(_cheap_overrides())
+            import lancedb
+        return lancedb
+
+
+__all__ = ["import_lancedb"]

@@ -1,0 +1,292 @@
+"""``docshelf search`` asks a running ``docshelf serve`` (the local query socket) and falls back.
+
+A real ``docshelf serve`` subprocess holds a small index (fake embedder: this is about the
+channel, not search quality); the CLI runs in-process or as a fresh process. The socket's
+safety rules (stale files, foreign owners, open permissions, a silent server) are checked
+against test-made sockets whose answers would be visibly wrong if the CLI used them.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from mcp_harness import SRC, docshelf_argv, write
+
+from docshelf.interfaces.cli import main
+from docshelf.live import query_socket
+
+pytestmark = [
+    pytest.mark.timeout(240),
+    pytest.mark.skipif(not query_socket.supported(), reason="Unix domain sockets (POSIX only)"),
+]
+
+DOCS = {
+    "install.md": "# Installing Widgetron\n\nRun pip install widgetron to get the toolkit.\n",
+    "faq.md": "# FAQ\n\nThe quasar module needs Python 3.11 and a frobnicator.\n",
+    "terms.md": "# Terms\n\nA frobnicator polishes widgets before they ship.\n",
+}
+
+
+def _env(index: Path) -> dict[str, str]:
+    return {"DOCSHELF_INDEX_DIR": str(index), "DOCSHELF_MODEL": "fake", "DOCSHELF_CONFIG": os.devnull,
+            "DOCSHELF_LOG_FILE": str(index.parent / "serve.log"), "PYTHONPATH": SRC}
+
+
+@pytest.fixture(scope="module")
+def index(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("qs")
+    for rel, text in DOCS.items():
+        write(root / "docs", rel, text)
+    index = root / "index"
+    subprocess.run(docshelf_argv("index", str(root / "docs")), env={**os.environ, **_env(index)}, check=True,
+                   capture_output=True, timeout=180)
+    return index
+
+
+def _start_serve(index: Path) -> subprocess.Popen:
+    proc = subprocess.Popen(docshelf_argv("serve", "--no-watch"), env={**os.environ, **_env(index)},
+                            stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 120
+    while not any(a["pid"] == proc.pid for a in query_socket.announcements(index)):
+        assert proc.poll() is None, "docshelf serve exited"
+        assert time.monotonic() < deadline, "docshelf serve never announced its query socket"
+        time.sleep(0.1)
+    return proc
+
+
+@pytest.fixture(scope="class")
+def serve(index: Path):
+    proc = _start_serve(index)
+    yield proc
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+        proc.stdin.close()
+        proc.wait(30)
+
+
+@pytest.fixture
+def cli(index: Path, monkeypatch, capsys, caplog):
+    """Run ``docshelf -v ARGS`` in this process: (exit code, stdout, answered-by line or '')."""
+    for name, value in _env(index).items():
+        monkeypatch.setenv(name, value)
+
+    def run(*args: str) -> tuple[int, str, str]:
+        caplog.clear()
+        code = 0
+        with caplog.at_level(logging.INFO, logger="docshelf.cli"):
+            try:
+                main(["-v", *args])
+            except SystemExit as exc:
+                code = exc.code or 0
+        out, _ = capsys.readouterr()
+        answered = [r.getMessage() for r in caplog.records if r.getMessage().startswith("answered by")]
+        return code, out, answered[0] if answered else ""
+
+    return run
+
+
+def _in_process(cli, *args: str) -> tuple[int, str, str]:
+    os.environ["DOCSHELF_QUERY_TIMEOUT"] = "0"  # the documented switch: never ask a server
+    try:
+        return cli(*args)
+    finally:
+        del os.environ["DOCSHELF_QUERY_TIMEOUT"]
+
+
+def _without_timing(out: str) -> dict:
+    data = json.loads(out)
+    data.pop("took_ms")
+    return data
+
+
+class TestWithARunningServe:
+    """One ``docshelf serve`` for these tests (starting one takes seconds)."""
+
+    def test_a_running_serve_answers_and_the_answer_is_the_in_process_one(self, serve, cli) -> None:
+        args = ("search", "how do I install widgetron", "-k", "3", "--json")
+        code, via_server, answered = cli(*args)
+        assert (code, answered.split(" in ")[0]) == (0, f"answered by docshelf serve (pid {serve.pid})")
+        code, local, answered = _in_process(cli, *args)
+        assert (code, answered) == (0, "")
+        assert _without_timing(via_server) == _without_timing(local)
+        assert _without_timing(local)["hits"][0]["path"] == "install.md"
+        # The human output too, filters included.
+        human = ("search", "frobnicator", "--mode", "keyword", "--path", "faq")
+        served, local = cli(*human), _in_process(cli, *human)
+        assert served[2] and not local[2]
+        assert served[1] == local[1] and served[1].startswith("1. faq.md › FAQ (lines 3-3)")
+
+    def test_a_server_with_other_search_settings_is_not_asked(self, serve, cli, monkeypatch) -> None:
+        monkeypatch.setenv("DOCSHELF_SEARCH_MODE", "keyword")
+        code, out, answered = cli("search", "widgetron", "--json")
+        assert (code, answered, json.loads(out)["mode"]) == (0, "", "keyword")
+
+    def test_the_thin_client_loads_no_store_model_or_numpy(self, serve, index) -> None:
+        code = (
+            "import json, sys\n"
+            "from docshelf.interfaces.cli import main\n"
+            "try:\n"
+            "    main(['search', 'quasar', '--json'])\n"
+            "except SystemExit as exc:\n"
+            "    assert not exc.code, exc.code\n"
+            "heavy = sorted(m for m in ('lancedb', 'onnxruntime', 'numpy', 'pyarrow') if m in sys.modules)\n"
+            "print(json.dumps(heavy), file=sys.stderr)\n"
+        )
+        done = subprocess.run([sys.executable, "-c", code], env={**os.environ, **_env(index)}, capture_output=True,
+                              text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+        assert done.stderr.strip().splitlines()[-1] == "[]"
+        assert json.loads(done.stdout)["hits"][0]["path"] == "faq.md"
+
+    def test_the_servers_socket_and_announcement_are_owner_only(self, serve, index) -> None:
+        for path in (index / f"query-{serve.pid}.json", index / f"query-{serve.pid}.sock"):
+            assert os.stat(path).st_mode & 0o777 == 0o600, path
+
+
+def test_after_the_server_is_killed_the_cli_searches_in_process(index, cli) -> None:
+    proc = _start_serve(index)
+    proc.kill()  # no clean-up: its announcement and socket stay behind
+    proc.wait(30)
+    assert (index / f"query-{proc.pid}.json").exists() and (index / f"query-{proc.pid}.sock").exists()
+    started = time.monotonic()
+    code, out, answered = cli("search", "quasar", "--json")
+    assert (code, answered, json.loads(out)["hits"][0]["path"]) == (0, "", "faq.md")
+    assert time.monotonic() - started < 60
+    # The next server clears what the dead one left.
+    proc2 = _start_serve(index)
+    try:
+        assert not (index / f"query-{proc.pid}.json").exists() and not (index / f"query-{proc.pid}.sock").exists()
+    finally:
+        proc2.send_signal(signal.SIGTERM)
+        proc2.stdin.close()
+        proc2.wait(30)
+
+
+# -- sockets made by the test: their answer is visibly wrong, so using one would show ----------
+FAKE = {"query": "x", "mode": "keyword", "hits": [], "note": "FROM THE TEST SOCKET", "took_ms": 0.0,
+        "confidence": "none"}
+
+
+class FakeServer:
+    """A socket in the index folder announced for this (live) test process; ``reply`` None: never answers."""
+
+    def __init__(self, index: Path, reply: dict | None, mode: int = 0o600) -> None:
+        self.path = index / "query-test.sock"
+        self.announce = index / f"query-{os.getpid()}.json"
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.bind(str(self.path))
+        os.chmod(self.path, mode)
+        self.sock.listen(4)
+        self.reply = reply
+        self.held: list[socket.socket] = []
+        fd = os.open(self.announce, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w") as f:
+            json.dump({"protocol": query_socket.PROTOCOL, "pid": os.getpid(), "socket": str(self.path),
+                       "kind": "test", "started": time.time() + 1000}, f)
+        threading.Thread(target=self._loop, daemon=True).start()
+
+    def _loop(self) -> None:
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            if self.reply is None:
+                self.held.append(conn)  # accepted, never answered
+                continue
+            with conn:
+                conn.recv(1 << 20)
+                conn.sendall(json.dumps({"ok": True, "result": self.reply}).encode())
+
+    def stop_listening(self) -> None:
+        try:
+            self.sock.shutdown(socket.SHUT_RDWR)  # wakes the accept() (close alone does not)
+        except OSError:
+            pass
+        self.sock.close()
+
+    def close(self) -> None:
+        self.stop_listening()
+        for conn in self.held:
+            conn.close()
+        self.path.unlink(missing_ok=True)
+        self.announce.unlink(missing_ok=True)
+
+
+@pytest.fixture
+def fake_server(index: Path):
+    made: list[FakeServer] = []
+
+    def make(reply: dict | None, mode: int = 0o600) -> FakeServer:
+        made.append(FakeServer(index, reply, mode))
+        return made[-1]
+
+    yield make
+    for s in made:
+        s.close()
+
+
+def test_a_private_socket_of_this_user_is_used(fake_server, cli) -> None:
+    """The control for the tests below: the same socket with the right owner and mode is asked."""
+    fake_server(FAKE)
+    code, out, answered = cli("search", "quasar", "--json")
+    assert (code, json.loads(out)["note"], answered.split(" (")[0]) == (0, "FROM THE TEST SOCKET",
+                                                                        "answered by docshelf test")
+
+
+def test_a_socket_others_may_use_is_ignored(fake_server, cli) -> None:
+    fake_server(FAKE, mode=0o666)
+    code, out, answered = cli("search", "quasar", "--json")
+    assert (code, answered, json.loads(out)["hits"][0]["path"]) == (0, "", "faq.md")
+
+
+def test_a_socket_of_another_user_is_ignored(fake_server, cli, monkeypatch) -> None:
+    fake_server(FAKE)
+    real_uid = os.getuid()
+    monkeypatch.setattr(os, "getuid", lambda: real_uid + 1)  # the files now belong to someone else
+    code, out, answered = cli("search", "quasar", "--json")
+    assert (code, answered, json.loads(out)["hits"][0]["path"]) == (0, "", "faq.md")
+
+
+def test_a_silent_server_costs_only_the_timeout(fake_server, cli, monkeypatch) -> None:
+    fake_server(None)
+    monkeypatch.setenv("DOCSHELF_QUERY_TIMEOUT", "0.5")
+    started = time.monotonic()
+    assert query_socket.ask(Path(os.environ["DOCSHELF_INDEX_DIR"]), "k", {"query": "quasar"}) is None
+    assert 0.4 < time.monotonic() - started < 5
+    code, out, answered = cli("search", "quasar", "--json")
+    assert (code, answered, json.loads(out)["hits"][0]["path"]) == (0, "", "faq.md")
+
+
+def test_a_stale_socket_file_nobody_listens_on_is_ignored(fake_server, cli) -> None:
+    stale = fake_server(FAKE)
+    stale.stop_listening()  # the file stays, connecting is refused
+    code, out, answered = cli("search", "quasar", "--json")
+    assert (code, answered, json.loads(out)["hits"][0]["path"]) == (0, "", "faq.md")
+
+
+def test_a_running_watch_answers_and_cleans_up_when_stopped(index, cli) -> None:
+    proc = subprocess.Popen(docshelf_argv("watch"), env={**os.environ, **_env(index)}, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 120
+        while not any(a["pid"] == proc.pid and a["kind"] == "watch" for a in query_socket.announcements(index)):
+            assert proc.poll() is None and time.monotonic() < deadline, "docshelf watch never announced its socket"
+            time.sleep(0.1)
+        code, out, answered = cli("search", "quasar", "--json")
+        assert (code, answered.split(" in ")[0], json.loads(out)["hits"][0]["path"]) == (
+            0, f"answered by docshelf watch (pid {proc.pid})", "faq.md")
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(60)
+    assert not (index / f"query-{proc.pid}.json").exists() and not (index / f"query-{proc.pid}.sock").exists()
