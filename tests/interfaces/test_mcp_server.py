@@ -89,7 +89,7 @@ def test_every_tool_over_stdio(tmp_path: Path, corpus: Path) -> None:
             assert len(loose["hits"]) > 1 and [h["path"] for h in strict["hits"]] == [loose["hits"][0]["path"]]
             assert (await call(s, "search_docs", query="recipe for banana bread", min_score=0.3))["hits"] == []
             assert await call_error(s, "search_docs", query="x", min_score=1.5) == (
-                "Error executing tool search_docs: min_score: must be at most 1, got 1.5")
+                "Error executing tool search_docs: min_score: must be between 0.0 and 1.0, got 1.5")
             assert await call_error(s, "search_docs", query="x", k=101) == (
                 "Error executing tool search_docs: k: must be between 1 and 100, got 101")
             assert await call_error(s, "search_docs", query="   ") == (
