@@ -57,11 +57,13 @@ def correct(query: str, store: Store, candidates: Sequence[Chunk], params: TypoP
     for word in dict.fromkeys(words(query)):
         if checked >= params.max_checks:
             break
-        if len(word) < 4 or not word.isalpha() or word in english_words():
+        if len(word) < 4 or not word.isalpha():
             continue
         root = stem(word)
         if any(word in t or root in t for t in texts):
             continue  # known: a keyword candidate holds it
+        if word in english_words():
+            continue  # the reader's own word, not a slip
         checked += 1
         fix = _nearest(word, store.text_search(probe_text(word), params.probe, None, fuzziness=1 if len(word) <= 5 else 2), params)
         if fix:
