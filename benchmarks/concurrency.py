@@ -32,6 +32,7 @@ DOCS = 6
 PARAGRAPHS = 4
 MARKER = re.compile(r"\bv(\d+)v\b")
 MODES = ("keyword", "hybrid", "semantic", "fuzzy")
+MIN_COMMITS = 3
 
 
 def document(n: int, version: int) -> str:
@@ -60,7 +61,9 @@ def writer(root: Path, index: Path, seconds: float, events: Path) -> None:
     started = time.time()
     version, deleted = 1, False
     with events.open("a") as log:
-        while time.time() - started < seconds:
+        # At least MIN_COMMITS commits (the delete among them) even when readers starve the writer
+        # of CPU on a busy machine: the check needs commits to race against.
+        while (elapsed := time.time() - started) < seconds or (version - 1 < MIN_COMMITS and elapsed < 10 * seconds):
             version += 1
             half = time.time() - started > seconds / 2
             if half and not deleted:

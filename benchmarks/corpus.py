@@ -333,13 +333,22 @@ def build_index(n_chunks: int, folder: Path, seed: int = 1, batch_docs: int = BA
 
 
 def code_version() -> str:
-    """What a cached index depends on: this builder, the index schema and the store's code."""
-    import docshelf.stores.lancedb_store as store_module
-    from docshelf.service import SCHEMA_VERSION
+    """What a cached index's contents depend on: this builder, the index schema, and the store
+    code that writes rows and builds indexes (not its read path: a faster search reuses them)."""
+    import inspect
 
-    h = hashlib.sha256(f"{BUILD_VERSION}:{SCHEMA_VERSION}".encode())
-    h.update(Path(store_module.__file__).read_bytes())
-    return h.hexdigest()[:10]
+    from docshelf.service import SCHEMA_VERSION
+    from docshelf.stores import lancedb_store as m
+
+    parts = [str(BUILD_VERSION), str(SCHEMA_VERSION), str(m.LanceStore.vector_index_min_rows), repr(m._DOC_SCHEMA)]
+    for name in ("_chunk_rows", "replace_documents", "_ensure_fts", "_build_vector_index", "optimize"):
+        obj = getattr(m.LanceStore, name, None)
+        try:
+            parts.append(inspect.getsource(obj))
+        except (OSError, TypeError):
+            parts.append(repr(obj))
+    parts.append(inspect.getsource(m._chunk_schema))
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:10]
 
 
 def cache_key(n_chunks: int, seed: int = 1, variant: str = "") -> str:
@@ -356,14 +365,48 @@ def cached_index(n_chunks: int, seed: int = 1, progress: bool = True, variant: s
     with open(CACHE / f".{folder.name}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not (folder / "built.json").exists():
-            if n_chunks > 200_000:
-                _check_memory()
-            shutil.rmtree(folder, ignore_errors=True)
-            if progress:
-                print(f"building {folder} ({n_chunks} chunks)…", file=sys.stderr, flush=True)
-            build_index(n_chunks, folder, seed, progress=progress, key=folder.name)
+            older = _older_build(n_chunks, seed, variant)
+            if older is not None and _upgrade(older, progress):
+                shutil.rmtree(folder, ignore_errors=True)
+                folder.symlink_to(older.name)
+            else:
+                if n_chunks > 200_000:
+                    _check_memory()
+                shutil.rmtree(folder, ignore_errors=True)
+                if progress:
+                    print(f"building {folder} ({n_chunks} chunks)…", file=sys.stderr, flush=True)
+                build_index(n_chunks, folder, seed, progress=progress, key=folder.name)
     meta = json.loads((folder / "built.json").read_text())
-    return BuiltIndex(folder, meta["chunks"], seed, meta["build_seconds"])
+    return BuiltIndex(folder.resolve(), meta["chunks"], seed, meta["build_seconds"])  # roots are recorded resolved
+
+
+def _older_build(n_chunks: int, seed: int, variant: str) -> Path | None:
+    """A finished build of the same corpus by an older store version (same schema), if any."""
+    tail = f"-{variant}" if variant else ""
+    source = "" if HAVE_SCIFACT else "-repo"
+    for f in sorted(CACHE.glob(f"n{n_chunks}-s{seed}-*"), key=lambda p: p.stat().st_mtime, reverse=True):
+        name = f.name[len(f"n{n_chunks}-s{seed}-"):]
+        if f.is_symlink() or not (f / "built.json").exists() or name != name.split("-")[0] + source + tail:
+            continue
+        return f
+    return None
+
+
+def _upgrade(folder: Path, progress: bool) -> bool:
+    """Bring an older build up to this store's indexes with its own ``optimize`` (what a user's
+    index goes through after an upgrade), instead of writing every chunk again (half an hour
+    at 100k chunks on a busy 2-core machine)."""
+    from docshelf.config import Settings
+    from docshelf.service import Docshelf
+
+    if progress:
+        print(f"reusing {folder}: optimize() with this store's code…", file=sys.stderr, flush=True)
+    try:
+        Docshelf(Settings(index_dir=folder / "index")).store.optimize()
+    except Exception as exc:  # noqa: BLE001 - rebuild instead
+        print(f"could not reuse {folder} ({exc}); rebuilding", file=sys.stderr)
+        return False
+    return True
 
 
 def _check_memory(need_gib: float = 4.0) -> None:

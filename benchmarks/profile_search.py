@@ -1,6 +1,7 @@
 """Where a search's time goes: py-spy samples of repeated searches on a cached big index.
 
-    python benchmarks/profile_search.py --chunks 100000 --mode hybrid --out benchmarks/results/profile-hybrid-100k.txt
+    python benchmarks/profile_search.py --chunks 100000 --mode hybrid --out profile-hybrid-100k.txt
+    python benchmarks/profile_search.py --summarize benchmarks/results/profile-hybrid-100k.txt.gz
 
 Runs ``py-spy record --format raw`` (collapsed stacks, needs ``py-spy``: the ``bench`` extra)
 on a child that opens the cached index (``corpus.py``), loads the model, warms up and then
@@ -47,7 +48,10 @@ def summarize(path: Path, root: str = "search (docshelf/service.py", top: int = 
     inclusive: collections.Counter[str] = collections.Counter()
     own: collections.Counter[str] = collections.Counter()
     total = 0
-    for line in path.read_text().splitlines():
+    import gzip
+
+    text = gzip.decompress(path.read_bytes()).decode() if path.suffix == ".gz" else path.read_text()
+    for line in text.splitlines():
         stack, _, count = line.rpartition(" ")
         if not stack or not count.isdigit():
             continue

@@ -309,7 +309,9 @@ def reindex(n: int, cfg) -> list[Row]:
     from docshelf.config import Settings
     from docshelf.service import Docshelf
 
-    built = corpus.cached_index(n, variant="rw")  # a private copy: this section writes to it
+    # The shared cached index: an unchanged re-index writes nothing, and the edited file is put
+    # back (and re-indexed) afterwards, so only that one document's chunks differ from the build.
+    built = corpus.cached_index(n)
     shelf = Docshelf(Settings(index_dir=built.index_dir))
     shelf.embedder.load()
     files = sum(1 for _ in built.docs_dir.rglob("*.md"))
@@ -522,9 +524,9 @@ PRESETS = {  # sizes, queries, rounds, recall queries, index docs/repeats, reind
     "quick": dict(sizes=[10_000], compare_size=10_000, queries=30, rounds=1, recall_queries=30, index_docs=40,
                   index_repeat=1, reindex_repeat=3, startup_runs=3, cli_runs=3, rss_searches=20, server_wait=30,
                   quality_queries=20, quality_docs=60),
-    "default": dict(sizes=[10_000, 100_000], compare_size=100_000, queries=100, rounds=2, recall_queries=100,
-                    index_docs=150, index_repeat=1, reindex_repeat=3, startup_runs=5, cli_runs=5, rss_searches=50,
-                    server_wait=60, quality_queries=50, quality_docs=200),
+    "default": dict(sizes=[10_000, 100_000], compare_size=100_000, queries=100, rounds=1, recall_queries=100,
+                    index_docs=60, index_repeat=1, reindex_repeat=3, startup_runs=3, cli_runs=5, rss_searches=30,
+                    server_wait=60, quality_queries=30, quality_docs=100),
 }
 
 
@@ -566,6 +568,9 @@ def main() -> int:
             traceback.print_exc()
             rows.append(Row(f"{name}.error", f"{name} section", None, "", status=f"error: {type(exc).__name__}: {exc}"))
         print(f"[run] {name} done in {time.perf_counter() - t0:.0f} s", file=sys.stderr, flush=True)
+        if args.json:  # what is measured so far survives a run that is stopped later
+            partial = [Row(**asdict(r)).judge() for r in rows]
+            args.json.write_text(json.dumps({"partial": True, "rows": [asdict(r) for r in partial]}, indent=1) + "\n")
     if 1_000_000 not in cfg.sizes and (not args.only or "latency" in wanted):
         rows += [Row("latency.1M.hybrid.p50", "hybrid search, 1M chunks, p50", None, "ms", "<= 50", status="not run",
                      note="`--full` (builds a 1M-chunk index)"),

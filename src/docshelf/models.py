@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Literal
 
@@ -24,10 +25,14 @@ class SourceFile:
     """A file found under a root. ``rel_path`` (POSIX, relative to ``root``) is its key."""
 
     root: Path
-    path: Path
     rel_path: str
     size: int
     mtime_ns: int
+
+    @cached_property
+    def path(self) -> Path:
+        """Built when first asked for: a re-index of an unchanged tree never needs it."""
+        return self.root / self.rel_path
 
 
 @dataclass(frozen=True)

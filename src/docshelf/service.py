@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from . import allocator
 from .config import Settings
 from .documents import reassemble, resolve_note, select
 from .errors import ConfigError, EmbedderMismatch, IndexLocked, IndexNotFound, InvalidRequest, NotFound, StoreError
@@ -25,6 +26,11 @@ from .requests import DocumentListRequest, DocumentRequest, SearchRequest, encod
 
 log = logging.getLogger(__name__)
 
+OPTIMIZE_SHARE = 0.05
+"""An ``index`` run that changed at least this share of the documents compacts the store after
+it; smaller runs leave that to the ``OPTIMIZE_EVERY_RUNS``-th (one edited file in 10k need not
+pay a compaction of everything: its few rows are searched unindexed until then)."""
+OPTIMIZE_EVERY_RUNS = 10
 SCHEMA_VERSION = 3  # 2: document records carry frontmatter aliases; 3: and their outgoing wikilinks
 
 
@@ -314,10 +320,15 @@ class Docshelf:
                 if key not in manifest["roots"]:
                     manifest["roots"].append(key)
                     new_keys.append(key)
-            self.store.write_manifest(manifest)
+            if manifest != previous:  # a new root is known before its first file is written
+                self.store.write_manifest(manifest)
             report = indexer.run(roots, force=force, progress=progress)
             if report.added or report.updated or report.removed or force:
-                self.store.optimize()
+                runs = int(previous.get("runs_since_optimize", 0)) + 1
+                if force or runs >= OPTIMIZE_EVERY_RUNS or _changed_share(report) >= OPTIMIZE_SHARE:
+                    self.store.optimize()
+                    runs = 0
+                manifest["runs_since_optimize"] = runs
             skipped = manifest.setdefault("skipped", {})
             for root in roots:  # what each root's walk skipped, until its next walk
                 key = str(root if root.is_dir() else root.parent)
@@ -325,7 +336,7 @@ class Docshelf:
                     skipped[key] = report.skipped_by_root.get(key, {})
                 else:
                     skipped.setdefault(key, {}).update(report.skipped_by_root.get(key, {}))
-            records = self.store.records()
+            records = indexer.records_after if indexer.records_after is not None else self.store.records()
             for key in new_keys:
                 if not any(_from_root(r, key) for r in records):
                     manifest["roots"].remove(key)
@@ -511,6 +522,12 @@ class Docshelf:
     def search(self, request: SearchRequest | str | None = None, **options: Any) -> SearchResult:
         """Run one search. Pass a ``SearchRequest``, or a query string plus its fields as keywords
         (``filters=SearchFilters(...)`` is accepted too); either way the request rules apply."""
+        try:
+            return self._search(request, **options)
+        finally:
+            allocator.trim_when_idle()  # free pages go back to the OS once searches pause
+
+    def _search(self, request: SearchRequest | str | None, **options: Any) -> SearchResult:
         if not isinstance(request, SearchRequest):
             query = request if request is not None else options.pop("query", "")
             request = SearchRequest.build(query, options.pop("filters", None), **options)
@@ -697,6 +714,12 @@ class Docshelf:
             last_indexed_at=manifest.get("last_indexed_at"),
             skipped={rel: why for by_rel in (manifest.get("skipped") or {}).values() for rel, why in by_rel.items()},
         )
+
+
+def _changed_share(report: IndexReport) -> float:
+    """The share of the documents this run added, changed or removed."""
+    changed = len(report.added) + len(report.updated) + len(report.removed)
+    return changed / max(1, changed + report.unchanged)
 
 
 def _existing(roots: Sequence[Path], warnings: list[str]) -> list[Path]:

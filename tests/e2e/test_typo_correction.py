@@ -147,8 +147,7 @@ def test_a_query_without_unknown_words_costs_no_extra_lookup(shelf, monkeypatch)
 
     monkeypatch.setattr(store, "text_search", counting)
     assert shelf.search("set a cookie on the response", k=3).hits[0].path == "responses.md"
-    assert calls == [0]  # the keyword list only: every word was found among its candidates
+    assert [f for f in calls if f != 0] == []  # no probe: every word was found among the candidates
     calls.clear()
     shelf.search("cokie respnse", k=3)
-    assert calls == [0, 1, 2, 0]  # keyword list, one probe per unknown word, the corrected query
-
+    assert [f for f in calls if f != 0] == [1, 2]  # one edit-distance probe per unknown word

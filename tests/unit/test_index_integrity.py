@@ -12,6 +12,7 @@ from docshelf.config import Settings
 from docshelf.errors import StoreError
 from docshelf.pipeline import indexer as indexer_module
 from docshelf.service import Docshelf
+from docshelf.stores.lancedb_store import ORPHAN_FREE
 
 
 def paths_found(shelf: Docshelf, query: str) -> set[str]:
@@ -183,6 +184,7 @@ def test_every_store_read_maps_engine_errors(write, tmp_path, shelf):
     chunk_id = shelf.search("tapir", k=1, mode="keyword").hits[0].chunk_id
     for data_file in (tmp_path / "index").glob("*.lance/data/*"):
         data_file.write_bytes(b"not a lance file")
+    (tmp_path / "index" / ORPHAN_FREE).unlink()  # else the orphan check knows it need not read
     store = Docshelf(Settings(index_dir=tmp_path / "index"), embedder=shelf.embedder).store
     calls = {
         "text_search": lambda: store.text_search("tapir", 5),
@@ -209,3 +211,27 @@ def test_a_moved_folder_reuses_its_vectors(write, tmp_path, shelf, fake_embedder
     assert sorted(report.added) == ["new/n0.md", "new/n1.md", "new/n2.md"]
     assert (report.chunks_embedded, fake_embedder.texts_embedded) == (0, before)
     assert paths_found(shelf, "capybara") == {"new/n0.md", "new/n1.md", "new/n2.md"}
+
+
+def test_the_orphan_check_reads_the_tables_only_after_a_write_that_did_not_complete(
+    write, tmp_path, shelf, monkeypatch
+):
+    docs = tmp_path / "docs"
+    write(docs, "a.md", "# A\n\nthe okapi guide")
+    shelf.index([docs])
+    store = shelf.store
+    scans = []
+    real_scan = store._scan_orphans
+    monkeypatch.setattr(store, "_scan_orphans", lambda: scans.append(1) or real_scan())
+    write(docs, "a.md", "# A\n\nthe okapi guide, edited")
+    shelf.index([docs])  # every write completed: the check that ends the run reads nothing
+    assert store.orphan_documents() == []
+    assert scans == []
+
+    write(docs, "b.md", "# B\n\nthe quokka guide")
+    with monkeypatch.context() as m:  # the chunks are written, their record never is
+        m.setattr(store, "put_records", lambda records: (_ for _ in ()).throw(OSError("disk full")))
+        with pytest.raises(StoreError):
+            shelf.index([docs])
+    assert store.orphan_documents() == [(str(docs.resolve()), "b.md")]
+    assert scans == [1]

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import time
+from types import SimpleNamespace
 
 import pytest
 
@@ -37,6 +39,45 @@ def test_touched_but_identical_file_is_recognised_by_hash(write, tmp_path, shelf
     assert (report.unchanged, report.updated, fake_embedder.texts_embedded) == (1, [], before)
     # The new mtime was recorded: a third run takes the fast path again.
     assert shelf.index([docs]).unchanged == 1
+
+
+def test_an_edit_that_keeps_size_and_mtime_right_after_indexing_is_still_found(write, tmp_path, shelf):
+    """A coarse filesystem clock (FAT: 2 s) gives an edit made just after the read the same
+    mtime: a file whose mtime was that close to the read is hashed again (git's racy rule)."""
+    docs = tmp_path / "docs"
+    path = write(docs, "a.md", "# Alpha\n\nOriginal wording about zebras.")
+    before = path.stat()
+    shelf.index([docs])
+    path.write_text("# Alpha\n\nOriginal wording about zebrax.")  # same size
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))  # what the coarse clock would show
+    assert path.stat().st_size == before.st_size
+    report = shelf.index([docs])
+    assert report.updated == ["a.md"]
+    assert paths_found(shelf, "zebrax") == {"a.md"}
+
+
+def test_a_file_is_read_again_only_while_its_stat_cannot_vouch_for_it(write, tmp_path, shelf, monkeypatch):
+    from docshelf.pipeline import indexer
+
+    docs = tmp_path / "docs"
+    old = write(docs, "old.md", "# Old\n\nan old note about otters")
+    hour_ago = old.stat().st_mtime_ns - 3_600 * 10**9
+    os.utime(old, ns=(hour_ago, hour_ago))
+    write(docs, "new.md", "# New\n\njust written about beavers")  # read within a second of its mtime
+    shelf.index([docs])
+    hashed: list[int] = []
+    real = indexer.sha256_bytes
+    monkeypatch.setattr(indexer, "sha256_bytes", lambda data: hashed.append(len(data)) or real(data))
+    assert shelf.index([docs]).unchanged == 2
+    assert len(hashed) == 1  # new.md only: its stat may hide an edit; old.md's cannot
+    # Read again a few seconds later, its record vouches for it from then on.
+    now = time.time()
+    monkeypatch.setattr(indexer, "time", SimpleNamespace(time=lambda: now + 10, monotonic=time.monotonic))
+    shelf.index([docs])
+    monkeypatch.setattr(indexer, "time", SimpleNamespace(time=lambda: now + 20, monotonic=time.monotonic))
+    hashed.clear()
+    assert shelf.index([docs]).unchanged == 2
+    assert hashed == []
 
 
 def test_edited_file_replaces_its_chunks(write, tmp_path, shelf):
@@ -216,6 +257,22 @@ def test_large_index_gets_a_vector_index_and_still_finds_documents(write, tmp_pa
     assert [h.path for h in hits] == ["d42.md"]
 
 
+def test_large_index_gets_filter_indexes_and_filters_still_apply(write, tmp_path, shelf):
+    shelf.store.scalar_index_min_rows = 20  # the real threshold is 10,000 chunks
+    docs = tmp_path / "docs"
+    for i in range(24):
+        meta = f"date: 202{i % 3}-05-0{1 + i % 5}\ntype: {'memo' if i % 2 else 'page'}\n"
+        write(docs, f"d{i}.md", f"---\n{meta}---\n# Doc {i}\n\nanimal{i} lives in habitat{i}")
+    shelf.index([docs])
+    assert shelf.store.scalar_indexes() == ["collection", "date", "doc_type", "id"]
+    by_date = shelf.search("animal lives in habitat", k=50, mode="hybrid", date_from="2021-01-01", date_to="2021-12-31")
+    assert sorted(h.path for h in by_date.hits) == sorted(f"d{i}.md" for i in range(24) if i % 3 == 1)
+    by_type = shelf.search("animal lives in habitat", k=50, mode="keyword", doc_types=["memo"])
+    assert sorted(h.path for h in by_type.hits) == sorted(f"d{i}.md" for i in range(24) if i % 2)
+    assert shelf.search("animal lives in habitat", k=50, mode="semantic", collections=["elsewhere"]).hits == ()
+    assert {c.id for c in shelf.store.get_chunks([h.chunk_id for h in by_date.hits])} == {h.chunk_id for h in by_date.hits}
+
+
 def test_editing_one_section_reembeds_only_that_chunk(write, tmp_path, shelf, fake_embedder):
     docs = tmp_path / "docs"
     sections = {name: f"## {name}\n\n" + f"{name} words " * 60 for name in ("Alpha", "Beta", "Gamma")}
@@ -248,3 +305,46 @@ def test_an_index_of_another_schema_version_is_refused(write, tmp_path, make_she
     shelf.store.write_manifest({**manifest, "schema_version": 1})
     with pytest.raises(EmbedderMismatch, match="schema_version 1.*docshelf index --force"):
         make_shelf(fake_embedder)
+
+
+def test_the_records_a_run_hands_back_are_the_stored_ones(write, tmp_path, shelf):
+    from docshelf.pipeline.indexer import Indexer
+
+    docs = tmp_path / "docs"
+    for name in ("a", "b", "c"):
+        write(docs, f"{name}.md", f"# {name}\n\nthe {name} note about lemurs")
+    indexer = Indexer(shelf.settings, shelf.store, shelf.embedder, shelf.registry, shelf.chunker)
+    indexer.run([docs])
+    write(docs, "a.md", "# a\n\nthe a note, edited")
+    (docs / "b.md").unlink()
+    write(docs, "d.md", "# d\n\na new note")
+    (docs / "bad.pdf").write_bytes(b"%PDF-1.4 not really a pdf")
+    report = indexer.run([docs])
+    assert (report.added, report.updated, report.removed, list(report.failed)) == (["d.md"], ["a.md"], ["b.md"], ["bad.pdf"])
+
+    def key(r):
+        return r.path
+
+    assert sorted(indexer.records_after, key=key) == sorted(shelf.store.records(), key=key)
+
+
+def test_a_small_change_to_a_large_index_leaves_compaction_to_a_later_run(write, tmp_path, shelf, monkeypatch):
+    from docshelf import service
+
+    docs = tmp_path / "docs"
+    for i in range(40):
+        write(docs, f"n{i}.md", f"# Note {i}\n\nabout wombat number {i}")
+    optimized = []
+    real = shelf.store.optimize
+    monkeypatch.setattr(shelf.store, "optimize", lambda: optimized.append(1) or real())
+    shelf.index([docs])
+    assert optimized == [1]  # everything was new
+    for run in range(1, service.OPTIMIZE_EVERY_RUNS + 1):
+        write(docs, "n0.md", f"# Note 0\n\nabout wombat number 0, edit {run}")  # 1 of 40: 2.5%
+        shelf.index([docs])
+        assert len(optimized) == (1 if run < service.OPTIMIZE_EVERY_RUNS else 2), run
+    assert paths_found(shelf, "edit") == {"n0.md"}  # searchable before any compaction
+    for i in range(2):  # 2 of 40: 5%
+        write(docs, f"n{i}.md", f"# Note {i}\n\nabout wombat number {i}, rewritten")
+    shelf.index([docs])
+    assert len(optimized) == 3

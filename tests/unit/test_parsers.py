@@ -445,3 +445,35 @@ def test_default_registry_covers_every_format() -> None:
     assert REGISTRY.for_file(Path("x.rst")).name == "rst"
     assert {".md", ".mdx", ".html", ".pdf", ".docx", ".txt", ".rst", ".ipynb", ".py", ".hs"} <= set(
         REGISTRY.suffixes)
+
+
+def test_deferred_parsers_declare_the_names_and_suffixes_of_the_classes_they_stand_for() -> None:
+    import importlib
+
+    from docshelf.pipeline import parsers
+
+    for class_name, (module, name, suffixes) in parsers._DEFERRED.items():
+        cls = getattr(importlib.import_module(module, parsers.__name__), class_name)
+        assert (cls.name, tuple(cls.suffixes)) == (name, suffixes), class_name
+        assert getattr(parsers, class_name) is cls
+
+
+def test_discovery_imports_no_parser_library_and_the_first_file_of_a_format_does(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    (tmp_path / "a.md").write_text("# A\n\nsome text")
+    (tmp_path / "b.html").write_text("<html><body><h1>B</h1><p>more</p></body></html>")
+    script = (
+        "import sys; from pathlib import Path\n"
+        "from docshelf.pipeline.discover import discover\n"
+        "from docshelf.pipeline.parsers import default_registry\n"
+        "heavy = ('bs4', 'pypdf', 'docx', 'markdown_it', 'yaml')\n"
+        "registry = default_registry()\n"
+        "found = discover([Path(sys.argv[1])], registry=registry)\n"
+        "print(sorted(f.rel_path for f in found.files), [m for m in heavy if m in sys.modules])\n"
+        "doc = registry.parse(found.files[1].path, found.files[1].path.read_bytes())\n"
+        "print(doc.title, [m for m in heavy if m in sys.modules])\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script, str(tmp_path)], capture_output=True, text=True, check=True)
+    assert out.stdout.splitlines() == ["['a.md', 'b.html'] []", "B ['bs4']"]

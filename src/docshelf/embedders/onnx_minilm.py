@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .. import allocator
 from ..errors import EmbedderUnavailable
 from .hf_tokenizer import HFTokenizerAdapter
 
@@ -92,6 +93,7 @@ class OnnxMiniLM:
             self.tokenizer  # noqa: B018 - verify and load the tokenizer too
             self._session = ort.InferenceSession(str(path), sess_options=opts, providers=["CPUExecutionProvider"])
             log.info("loaded %s (%d threads)", self.model_id, self.threads)
+        allocator.trim_when_idle()  # loading folds the int8 weights to float: free its scratch
 
     def _run(self, texts: list[str]) -> np.ndarray:
         encs = self.tokenizer.encode_for_model(texts)
@@ -111,9 +113,10 @@ class OnnxMiniLM:
         # Sort by length so each batch pads little; restore the order afterwards.
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
         out = np.zeros((len(texts), self.dimensions), dtype=np.float32)
-        for start in range(0, len(order), self.batch_size):
-            idx = order[start : start + self.batch_size]
-            out[idx] = self._run([texts[i] for i in idx])
+        with allocator.embedding():  # activations in their own mappings (see allocator.py)
+            for start in range(0, len(order), self.batch_size):
+                idx = order[start : start + self.batch_size]
+                out[idx] = self._run([texts[i] for i in idx])
         return out
 
     def embed_query(self, text: str) -> np.ndarray:

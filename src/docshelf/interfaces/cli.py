@@ -15,6 +15,7 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
+from .. import allocator
 from ..errors import DocshelfError, InvalidRequest
 from ..requests import DocumentListRequest, DocumentRequest, SearchRequest
 from .cli_app import app, err, out, settings
@@ -311,6 +312,7 @@ _register_more_commands()
 
 def main(argv: list[str] | None = None) -> None:
     """Entry point: run the app, turning DocshelfError into one clear line and exit 1."""
+    allocator.tune()  # before any thread starts (see allocator.py)
     try:
         code = app(args=argv, prog_name="docshelf", standalone_mode=False)
         if isinstance(code, int) and code:  # typer.Exit(n) comes back as a return value here

@@ -71,11 +71,13 @@ class IgnoreRules:
         self.default_excludes = default_excludes
         self._exclude = GitIgnoreSpec.from_lines(list(exclude)) if exclude else None
         self._specs: dict[str, GitIgnoreSpec | None] = {}
+        self._chains: dict[str, tuple[tuple[int, GitIgnoreSpec], ...]] = {}
         self._templates = template_folders(self.root) if default_excludes else set()
 
     def clear(self) -> None:
         """Forget cached ignore files (after one was created, edited or deleted)."""
         self._specs.clear()
+        self._chains.clear()
 
     def is_ignored(self, rel_path: str, *, is_dir: bool = False) -> bool:
         """Whether ``rel_path`` (POSIX, relative to the root) is ignored, ancestors included."""
@@ -89,7 +91,27 @@ class IgnoreRules:
 
     def ignored_entry(self, rel: str, *, is_dir: bool) -> bool:
         """Like ``is_ignored`` but assumes the parent directories are not ignored (walks)."""
-        name = rel.rsplit("/", 1)[-1]
+        parent, _, name = rel.rpartition("/")
+        return self.ignored_in(self.specs_for(parent), rel, name, is_dir=is_dir)
+
+    def specs_for(self, folder: str) -> tuple[tuple[int, GitIgnoreSpec], ...]:
+        """The ignore files that apply inside ``folder``, deepest first, as (prefix length, spec).
+
+        Found once per folder, so a walk matches each entry against ready specs only.
+        """
+        chain = self._chains.get(folder)
+        if chain is None:
+            parts = folder.split("/") if folder else []
+            chain = tuple(
+                (len(base) + 1 if base else 0, spec)
+                for depth in range(len(parts), -1, -1)  # deepest ignore file first
+                if (spec := self._spec(base := "/".join(parts[:depth]))) is not None
+            )
+            self._chains[folder] = chain
+        return chain
+
+    def ignored_in(self, chain: tuple[tuple[int, GitIgnoreSpec], ...], rel: str, name: str, *, is_dir: bool) -> bool:
+        """Whether ``rel`` (whose folder's ``specs_for`` is ``chain``) is ignored."""
         if self.default_excludes:
             if is_dir and (name in DEFAULT_EXCLUDED_DIRS or _is_file(self.root / rel / "pyvenv.cfg")):
                 return True
@@ -100,10 +122,8 @@ class IgnoreRules:
         decision = _decide(self._exclude, rel, is_dir)
         if decision is not None:
             return decision
-        parents = rel.split("/")[:-1]
-        for depth in range(len(parents), -1, -1):  # deepest ignore file first
-            base = "/".join(parents[:depth])
-            decision = _decide(self._spec(base), rel[len(base) + 1 :] if base else rel, is_dir)
+        for cut, spec in chain:
+            decision = _decide(spec, rel[cut:], is_dir)
             if decision is not None:
                 return decision
         return False
@@ -157,16 +177,21 @@ class _Walker:
         self.max_bytes = max_bytes
         self.result = result
         self.skip = {Path(p).expanduser().resolve() for p in skip}
+        self._skip_strings = {str(p) for p in self.skip}  # compared with DirEntry.path, no Path per entry
+        self._suffixes = frozenset(registry.suffixes)
 
-    def consider(self, root: Path, rel: str) -> None:
-        """Add ``root/rel`` (a regular file or a link to one) unless size or format rule it out."""
-        path = root / rel
+    def consider(self, root: Path, rel: str, entry: os.DirEntry | None = None) -> None:
+        """Add ``root/rel`` (a regular file or a link to one) unless size or format rule it out.
+
+        ``entry``: the walk's DirEntry for it; with it no Path is built unless the suffix is unknown.
+        """
         try:
-            stat = path.stat()
+            stat = entry.stat() if entry is not None else (root / rel).stat()
             if stat.st_size > self.max_bytes:
                 self.result.skip(root, rel, _size_reason(self.max_bytes))
                 return
-            if self.registry.for_file(path) is None:
+            # A known suffix settles it without a Path; anything else asks the registry (and sniffs).
+            if os.path.splitext(rel)[1].lower() not in self._suffixes and self.registry.for_file(path := root / rel) is None:
                 with path.open("rb") as handle:
                     head = handle.read(SNIFF_BYTES)
                 if self.registry.for_file(path, head) is None:
@@ -175,7 +200,7 @@ class _Walker:
         except OSError as exc:
             self.result.skip(root, rel, f"unreadable ({exc.strerror or exc})")
             return
-        self.result.files.append(SourceFile(root, path, rel, stat.st_size, stat.st_mtime_ns))
+        self.result.files.append(SourceFile(root, rel, stat.st_size, stat.st_mtime_ns))
 
     def walk(self, root: Path, rules: IgnoreRules, start: str = "") -> None:
         """Walk ``root`` (or only its subtree ``start``; the caller checked it is not ignored)."""
@@ -188,10 +213,12 @@ class _Walker:
             except OSError as exc:
                 self.result.skip(root, prefix or ".", f"unreadable ({exc.strerror or exc})")
                 continue
+            chain = rules.specs_for(prefix)  # this folder's ignore files, looked up once
             subdirs = []
             for entry in entries:
-                rel = f"{prefix}/{entry.name}" if prefix else entry.name
-                if rel != display_name(rel):  # the store, JSON and terminals all need UTF-8
+                name = entry.name
+                rel = f"{prefix}/{name}" if prefix else name
+                if not rel.isascii() and rel != display_name(rel):  # the store, JSON and terminals need UTF-8
                     self.result.skip(root, display_name(rel), "file name is not valid UTF-8 (rename it)")
                     continue
                 try:
@@ -201,9 +228,9 @@ class _Walker:
                 except OSError as exc:
                     self.result.skip(root, rel, f"unreadable ({exc.strerror or exc})")
                     continue
-                if not is_dir and entry.name in IGNORE_FILES:
+                if not is_dir and name in IGNORE_FILES:
                     continue
-                if rules.ignored_entry(rel, is_dir=is_dir) or Path(entry.path) in self.skip:
+                if rules.ignored_in(chain, rel, name, is_dir=is_dir) or entry.path in self._skip_strings:
                     continue
                 if is_link:
                     try:
@@ -222,7 +249,7 @@ class _Walker:
                 if is_dir:
                     subdirs.append(rel)
                 elif is_file:
-                    self.consider(root, rel)
+                    self.consider(root, rel, entry)
                 else:
                     self.result.skip(root, rel, "not a regular file")
             stack.extend(reversed(subdirs))

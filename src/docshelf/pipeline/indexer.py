@@ -1,7 +1,10 @@
 """discover → parse → chunk → embed → store, incrementally.
 
-Unchanged files are recognised by mtime + size, then by SHA-256 of the content; only
-changed files are parsed and embedded. Files are streamed: read, hashed, parsed and
+Unchanged files are recognised by mtime + size (one stat each, against the records read
+in one query), then by SHA-256 of the content; only changed files are parsed and embedded.
+A file whose mtime lies within ``RACY_NS`` of the moment it was read is hashed again on the
+next run even when its stat is the same (git's "racy clean" rule): a coarse filesystem
+clock can give an edit made just after the read the very mtime that was recorded. Files are streamed: read, hashed, parsed and
 chunked one at a time, embedded and committed in bounded batches, so memory does not
 grow with the number or total size of the files. Each batch's chunks are one store
 commit, so an interrupted run leaves every document at its old or its new version; its
@@ -42,6 +45,9 @@ COMMIT_CHUNKS = 256  # chunks per store commit: few versions, bounded memory
 COMMIT_CHARS = 4_000_000  # ...or this much chunk text, whichever comes first
 COMMIT_RECORDS = 2_000  # ...or this many record-only updates (touched or failed files)
 EMBED_BATCH = 32  # texts per embedder call, so progress moves steadily
+RACY_NS = 3_000_000_000
+"""An mtime this close to the read (or later) cannot vouch for the content: FAT keeps 2 s steps,
+other filesystems a clock tick, and an edit within that step after the read keeps the mtime."""
 
 
 class IndexProgress(Protocol):
@@ -82,6 +88,12 @@ def sha256_bytes(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+def stat_vouches(record: DocumentRecord) -> bool:
+    """Whether the same size and mtime mean the same content: the file's mtime was older than
+    the read that produced ``record`` by more than the filesystem's timestamp step."""
+    return record.mtime_ns < record.indexed_at * 1e9 - RACY_NS
+
+
 @dataclass
 class _Candidate:
     """A file whose size or mtime differs from its record (or that has none): read it to know."""
@@ -115,6 +127,8 @@ class Indexer:
         self.embedder = embedder
         self.registry = registry
         self.chunker = chunker
+        self.records_after: list[DocumentRecord] | None = None
+        """After ``run``: every record as the run left it (the caller need not read them again)."""
 
     # -- planning ---------------------------------------------------------------------
     def run(
@@ -135,6 +149,7 @@ class Indexer:
         )
         report.skipped.update(found.skipped)
         report.skipped_by_root = found.skipped_by_root
+        self.records_after = None
         records = {(r.root, r.path): r for r in self.store.records()}
         # Only a folder root owns what vanished beneath it; a single-file root prunes nothing else.
         root_names = {str(Path(r).expanduser().resolve()) for r in roots if Path(r).expanduser().is_dir()}
@@ -154,6 +169,9 @@ class Indexer:
             if orphans:
                 log.info("removing the chunks of %d documents that have no record", len(orphans))
                 self.store.delete_documents(orphans)
+            for key in gone:
+                records.pop(key, None)
+            self.records_after = list(records.values())  # kept up to date by each commit
         report.seconds = time.monotonic() - started
         return report
 
@@ -218,7 +236,8 @@ class Indexer:
         force: bool = False,
         retry_failed: bool = False,
     ) -> list[_Candidate]:
-        """Which files may need indexing: those whose size or mtime differ from their record.
+        """Which files may need indexing: those whose size or mtime differ from their record,
+        or whose record was taken too soon after their last change (``stat_vouches``).
 
         Nothing is read here: the content hash that decides is taken as each file is read
         for indexing, one file at a time, so memory never depends on how many files changed.
@@ -227,7 +246,7 @@ class Indexer:
         for src in files:
             old = records.get((str(src.root), src.rel_path))
             same_as_old = old is not None and not force and (old.status == "indexed" or not retry_failed)
-            if same_as_old and old.size == src.size and old.mtime_ns == src.mtime_ns:
+            if same_as_old and old.size == src.size and old.mtime_ns == src.mtime_ns and stat_vouches(old):
                 report.unchanged += 1
                 continue
             candidates.append(_Candidate(src, old, same_as_old))
@@ -248,11 +267,14 @@ class Indexer:
         At most one file's bytes are held at once, and at most one batch of chunks
         (``COMMIT_CHUNKS`` chunks or ``COMMIT_CHARS`` characters, or one file's worth).
         """
+        if not candidates:
+            return
         # A file whose exact content is indexed elsewhere (moved, renamed, copied) takes its vectors.
         by_hash = {r.sha256: r for r in records.values() if r.status == "indexed" and r.chunk_count}
         batch = _Batch()
         for cand in candidates:
             src, old = cand.src, cand.old
+            read_at = time.time()  # before the read: an edit after it must not hide behind the mtime
             try:
                 data: bytes | None = src.path.read_bytes()
             except OSError as exc:  # unreadable, or vanished since discovery (then the next run prunes it)
@@ -266,31 +288,35 @@ class Indexer:
             if cand.maybe_unchanged and old is not None and old.sha256 == digest:
                 data = None
                 report.unchanged += 1
-                batch.records.append(replace(old, size=src.size, mtime_ns=src.mtime_ns))
+                batch.records.append(replace(old, size=src.size, mtime_ns=src.mtime_ns, indexed_at=read_at))
                 progress.file_done(src.rel_path)
             elif dry_run:
                 data = None
                 (report.updated if old else report.added).append(src.rel_path)
             else:
-                self._add(batch, cand, data, digest, by_hash, report, progress)
+                self._add(batch, cand, data, digest, by_hash, report, progress, read_at)
                 data = None  # drop this file's bytes before the next one is read
             if batch.full and not dry_run:
                 report.chunks_embedded += self._commit(batch, progress)
+                _remember(records, batch)
                 batch = _Batch()
         if not dry_run:
             report.chunks_embedded += self._commit(batch, progress)
+            _remember(records, batch)
 
-    def _add(self, batch: _Batch, cand: _Candidate, data: bytes, digest: str, by_hash, report, progress) -> None:
+    def _add(
+        self, batch: _Batch, cand: _Candidate, data: bytes, digest: str, by_hash, report, progress, read_at: float
+    ) -> None:
         src, old = cand.src, cand.old
         crash_point("parse")
         try:
-            item = self._prepare(src, data, digest)
+            item = self._prepare(src, data, digest, read_at)
         except SourceError as exc:
             reason = exc.reason
             report.failed[src.rel_path] = reason
             # INFO, not WARNING: the report and `status` carry it, so a terminal shows it once.
             log.info("failed to index %s: %s", src.rel_path, reason)
-            batch.records.append(self._failed_record(src, digest, reason, old))
+            batch.records.append(replace(self._failed_record(src, digest, reason, old), indexed_at=read_at))
             if old is None or old.status != "indexed":
                 batch.drop_chunks.append((str(src.root), src.rel_path))
             progress.file_done(src.rel_path)
@@ -305,7 +331,8 @@ class Indexer:
         batch.chunks += len(item.chunks)
         batch.chars += sum(len(c.text) + len(c.embed_text) for c in item.chunks)
 
-    def _prepare(self, src: SourceFile, data: bytes, digest: str) -> _Pending:
+    def _prepare(self, src: SourceFile, data: bytes, digest: str, read_at: float | None = None) -> _Pending:
+        """Parse and chunk one file; ``read_at``: when its bytes were read (the record's ``indexed_at``)."""
         try:
             doc = self.registry.parse(src.path, data, ParseContext(src.root))
         except SourceError:
@@ -321,7 +348,7 @@ class Indexer:
         record = DocumentRecord(
             root=str(src.root), path=src.rel_path, sha256=digest, size=src.size, mtime_ns=src.mtime_ns,
             status="indexed", collection=collection, doc_type=doc_type, title=doc.title, format=doc.format,
-            page_count=doc.page_count, tags=tags, date=doc_date, indexed_at=time.time(),
+            page_count=doc.page_count, tags=tags, date=doc_date, indexed_at=read_at or time.time(),
             aliases=_aliases(doc.metadata.get("aliases")), links=tuple(doc.metadata.get("links") or ()),
         )
         chunks = self.make_chunks(doc, record)
@@ -386,6 +413,12 @@ class Indexer:
             base, sha256=digest, size=src.size, mtime_ns=src.mtime_ns, status="failed", error=reason,
             indexed_at=time.time(),
         )
+
+
+def _remember(records: dict[tuple[str, str], DocumentRecord], batch: _Batch) -> None:
+    """Mirror a committed batch in ``records``: what the store now holds, without reading it."""
+    for record in [p.record for p in batch.items] + batch.records:
+        records[(record.root, record.path)] = record
 
 
 def _tags(value: Any) -> tuple[str, ...]:

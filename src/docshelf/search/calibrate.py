@@ -28,6 +28,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Literal
 
 from .highlight import query_terms
@@ -63,16 +64,18 @@ def _sigmoid(x: float) -> float:
 
 def coverage(query: str, text: str) -> float:
     """Share of the query's content terms that occur in ``text`` (a 4+ letter stem prefix counts)."""
-    terms = query_terms(query)
-    if not terms:
+    patterns = _coverage_patterns(query)
+    if not patterns:
         return 0.0
     low = text.lower()
-    found = 0
-    for t in terms:
-        stem = t if len(t) <= 4 else t[: max(4, len(t) - 2)]
-        if re.search(r"(?<![a-z0-9])" + re.escape(stem), low):
-            found += 1
-    return found / len(terms)
+    return sum(1 for p in patterns if p.search(low)) / len(patterns)
+
+
+@lru_cache(maxsize=256)
+def _coverage_patterns(query: str) -> tuple[re.Pattern[str], ...]:
+    """One compiled pattern per content term, made once per query (not once per hit)."""
+    stems = (t if len(t) <= 4 else t[: max(4, len(t) - 2)] for t in query_terms(query))
+    return tuple(re.compile(r"(?<![a-z0-9])" + re.escape(stem)) for stem in stems)
 
 
 def confidence(score: float | None) -> Confidence:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 import threading
 import time
+from collections import OrderedDict
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import replace
 from collections.abc import Callable, Sequence
@@ -28,7 +29,7 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from ..analysis import code_tokens, contains_token, query_text
+from ..analysis import code_tokens, query_text
 from ..errors import InvalidQuery
 from ..models import Chunk, Hit, SearchFilters, SearchMode, SearchResult
 from ..protocols import Embedder, Store
@@ -41,6 +42,7 @@ from .rerank import Reranker
 from .typos import TypoParams, correct, corrected_query
 
 _WORD = re.compile(r"[A-Za-z0-9]+")
+QUERY_CACHE_SIZE = 256  # query embeddings kept (384 floats each: ~0.4 MB in all)
 
 
 @dataclass(frozen=True)
@@ -74,6 +76,8 @@ class Searcher:
         self.calibrator = Calibrator(self._top_cosine, self.options.calibration)
         # Per thread (servers search from worker threads): chunk id -> (cosine, raw BM25) of the last mode run.
         self._local = threading.local()
+        self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()  # query -> embedding (LRU)
+        self._cache_lock = threading.Lock()
 
     def search(
         self,
@@ -150,8 +154,24 @@ class Searcher:
         """Best cosine of ``query`` on the whole index (calibration's null queries)."""
         if not self.semantic_ready():
             return None
-        rows = self.store.vector_search(self.embedder.embed_query(query), 1, None)
+        rows = self.store.vector_search(self.embed_query(query), 1, None)
         return float(rows[0][1]) if rows else None
+
+    def embed_query(self, query: str) -> np.ndarray:
+        """The query's embedding, from a small LRU cache (agents repeat and retry queries;
+        calibration re-embeds its null queries): a hit skips the model (~10 ms on 2 cores)."""
+        with self._cache_lock:
+            vector = self._vectors.get(query)
+            if vector is not None:
+                self._vectors.move_to_end(query)
+                return vector
+        vector = np.asarray(self.embedder.embed_query(query), dtype=np.float32)
+        vector.setflags(write=False)  # shared between searches
+        with self._cache_lock:
+            self._vectors[query] = vector
+            while len(self._vectors) > QUERY_CACHE_SIZE:
+                self._vectors.popitem(last=False)
+        return vector
 
     # -- modes --------------------------------------------------------------------------
     def keyword(self, query: str, n: int, filters: SearchFilters | None) -> list[tuple[Chunk, float]]:
@@ -165,38 +185,49 @@ class Searcher:
         return [(c, bm25_to_unit(s)) for c, s in rows]
 
     def semantic(self, query: str, n: int, filters: SearchFilters | None) -> list[tuple[Chunk, float]]:
-        vector = self.embedder.embed_query(query)
+        vector = self.embed_query(query)
         rows = self.store.vector_search(vector, n, filters)
         self._local.evidence = {c.id: (s, None) for c, s in rows}
         return [(c, cosine_to_unit(s)) for c, s in rows]
 
-    def hybrid(self, query: str, n: int, filters: SearchFilters | None) -> list[tuple[Chunk, float]]:
-        text = query_text(query)
+    def _pool(
+        self, text: str, query: str, n: int, filters: SearchFilters | None
+    ) -> tuple[dict[str, Chunk], dict[str, float], dict[str, float]]:
+        """Hybrid's candidates (BM25 and dense top-n) with their raw BM25 and cosine scores."""
+        pooled = self.options.fusion.method == "zconf"
+        if pooled and isinstance(self.store, PoolSearch):
+            # One store call: both lists, every candidate scored by both retrievers.
+            lexical, dense, den, lex = self.store.candidate_pool(text, lambda: self.embed_query(query), n, filters)
+            chunks = {c.id: c for c, _ in lexical} | {c.id: c for c, _ in dense}
+            return chunks, lex, {i: den.get(i, 0.0) for i in chunks}
+        vector = self.embed_query(query)
         lexical = self.store.text_search(text, n, filters)
-        fixes = correct(query, self.store, [c for c, _ in lexical], self.options.typos)
-        fixed = corrected_query(query, fixes) if fixes else query
-        self._local.fixes = fixes
-        vector = self.embedder.embed_query(fixed)
         dense = self.store.vector_search(vector, n, filters)
         chunks = {c.id: c for c, _ in lexical} | {c.id: c for c, _ in dense}
         lex = {c.id: s for c, s in lexical}
         den = {c.id: s for c, s in dense}
-        fixed_text = query_text(fixed)
-        corr: dict[str, float] = {}
-        if fixes:  # the corrected query's BM25 candidates join the pool
-            for c, s in self.store.text_search(fixed_text, n, filters):
-                chunks.setdefault(c.id, c)
-                corr[c.id] = s
-        if self.options.fusion.method == "zconf" and isinstance(self.store, ScoreLookup):
+        if pooled and isinstance(self.store, ScoreLookup):
             # One shared pool: score every candidate with both retrievers.
             den |= self.store.vector_scores(vector, [i for i in chunks if i not in den])
             lex |= self.store.text_scores(text, [i for i in chunks if i not in lex])
-            if fixes:
-                corr |= self.store.text_scores(fixed_text, [i for i in chunks if i not in corr])
             den = {i: den.get(i, 0.0) for i in chunks}
-        if fixes:  # BM25 is a sum over terms: the corrected terms' part counts ``weight`` of an exact term's
+        return chunks, lex, den
+
+    def hybrid(self, query: str, n: int, filters: SearchFilters | None) -> list[tuple[Chunk, float]]:
+        text = query_text(query)
+        chunks, lex, den = self._pool(text, query, n, filters)
+        fixes = correct(query, self.store, list(chunks.values()), self.options.typos)
+        self._local.fixes = fixes
+        if fixes:
+            # The corrected query's pool (its BM25 holds every exact term too, and the dense
+            # side embeds what was meant); a corrected term counts ``weight`` of an exact one:
+            # BM25 is a sum over terms, so the corrected part is the difference of the two.
+            fixed = corrected_query(query, fixes)
+            chunks, corrected, den = self._pool(query_text(fixed), fixed, n, filters)
+            exact = (self.store.text_scores(text, list(chunks)) if isinstance(self.store, ScoreLookup)
+                     else {i: s for i, s in lex.items() if i in chunks})
             w = self.options.typos.weight
-            lex = {i: lex.get(i, 0.0) + w * max(0.0, corr.get(i, 0.0) - lex.get(i, 0.0)) for i in chunks}
+            lex = {i: exact.get(i, 0.0) + w * max(0.0, corrected.get(i, 0.0) - exact.get(i, 0.0)) for i in chunks}
         fused = fuse_hybrid(lex, den, self.options.fusion)
         params = self.options.fusion
         # Short *whole* sections only (no overlap: not the tail of a long section, e.g. an abstract's last chunk).
@@ -206,10 +237,14 @@ class Searcher:
         }
         tokens = code_tokens(query)
         if tokens:  # identifiers and error codes: an exact occurrence weighs more
-            fused = {
-                i: exact_bonus(f, sum(contains_token(chunks[i].embed_text, t) for t in tokens) / len(tokens), params)
-                for i, f in fused.items()
-            }
+            # contains_token's test, with each pattern compiled and each text lowered once
+            patterns = [re.compile(r"(?<![\w])" + re.escape(t) + r"(?![\w])") for t in tokens]
+
+            def share(text: str) -> float:
+                low = text.lower()
+                return sum(1 for p in patterns if p.search(low)) / len(patterns)
+
+            fused = {i: exact_bonus(f, share(chunks[i].embed_text), params) for i, f in fused.items()}
         self._local.evidence = {i: (den.get(i), lex.get(i, 0.0)) for i in chunks}
         return [(chunks[cid], score) for cid, score in sorted(fused.items(), key=lambda kv: -kv[1])]
 
@@ -220,6 +255,19 @@ def _snapshot(store: Store) -> AbstractContextManager[None]:
     two versions in one answer (seen in benchmarks/concurrency.py before this)."""
     snapshot = getattr(store, "snapshot", None)
     return snapshot() if callable(snapshot) else nullcontext()
+
+
+@runtime_checkable
+class PoolSearch(Protocol):
+    """Optional store ability: hybrid's whole candidate pool in one call, the fastest way the
+    store can (the embedded store overlaps BM25 with the query embedding and computes the
+    cosines from vectors it fetched with the candidates). ``vector()`` computes the query
+    embedding; returns (BM25 top-k with raw BM25, dense top-k with cosine, cosine of every
+    candidate, BM25 of every candidate that holds a query term)."""
+
+    def candidate_pool(
+        self, text: str, vector: Callable[[], np.ndarray], k: int, filters: SearchFilters | None
+    ) -> tuple[list[tuple[Chunk, float]], list[tuple[Chunk, float]], dict[str, float], dict[str, float]]: ...
 
 
 @runtime_checkable

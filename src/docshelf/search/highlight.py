@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from ..analysis import identifier_parts
 
@@ -24,14 +25,20 @@ def query_terms(query: str) -> list[str]:
     return terms
 
 
+@lru_cache(maxsize=256)
+def _term_patterns(query: str) -> tuple[re.Pattern[str], ...]:
+    """One compiled pattern per query term, made once per query (not once per hit)."""
+    stems = (t if len(t) <= 4 else t[: max(4, len(t) - 2)] for t in query_terms(query))
+    return tuple(re.compile(r"\b" + re.escape(stem) + r"[\w]*") for stem in stems)
+
+
 def highlight_spans(text: str, query: str) -> tuple[tuple[int, int], ...]:
     """Non-overlapping spans of words that start with a query term (so 'rotate' marks 'rotating'? no:
     a term's stem prefix of at least 4 letters marks inflections such as rotate → rotated)."""
     spans: list[tuple[int, int]] = []
     lowered = text.lower()
-    for term in query_terms(query):
-        stem = term if len(term) <= 4 else term[: max(4, len(term) - 2)]
-        for m in re.finditer(r"\b" + re.escape(stem) + r"[\w]*", lowered):
+    for pattern in _term_patterns(query):
+        for m in pattern.finditer(lowered):
             spans.append((m.start(), m.end()))
     spans.sort()
     merged: list[tuple[int, int]] = []

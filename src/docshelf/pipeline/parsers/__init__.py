@@ -3,26 +3,28 @@
 The registry chooses by suffix first and sniffs content only for unknown suffixes,
 so a PDF saved as ``report.bin`` or without an extension is still read. Every
 failure leaves here as a ParseError carrying the path and a readable reason.
+
+The parsers built on large libraries (markdown-it and PyYAML, BeautifulSoup, pypdf,
+python-docx) are imported on the first file of their format: discovery needs only their
+suffixes, and a re-index of an unchanged tree parses nothing.
 """
 
 from __future__ import annotations
 
+import importlib
 import inspect
 import io
 import re
+import threading
 import zipfile
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 from ...errors import ParseError
 from ...models import ParseContext, ParsedDocument
 from ...protocols import Parser
 from .canvas import CanvasParser
-from .docx import DocxParser
-from .html import HtmlParser
-from .markdown import MarkdownParser
-from .notebook import NotebookParser
-from .pdf import PdfParser
 from .rst import RstParser
 from .text import CodeParser, TextParser
 
@@ -41,6 +43,49 @@ __all__ = [
 ]
 
 SNIFF_BYTES = 512
+
+_DEFERRED = {  # class name -> (module, parser name, suffixes); tests/unit/test_parsers.py checks them
+    "MarkdownParser": (".markdown", "markdown", (".md", ".markdown", ".mdx")),
+    "HtmlParser": (".html", "html", (".html", ".htm")),
+    "PdfParser": (".pdf", "pdf", (".pdf",)),
+    "DocxParser": (".docx", "docx", (".docx",)),
+    "NotebookParser": (".notebook", "notebook", (".ipynb",)),
+}
+
+
+def __getattr__(name: str) -> Any:
+    """``from docshelf.pipeline.parsers import PdfParser`` still works, importing it then."""
+    if name in _DEFERRED:
+        return getattr(importlib.import_module(_DEFERRED[name][0], __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+class _Deferred:
+    """A built-in parser known by name and suffixes, its module imported on the first parse."""
+
+    def __init__(self, class_name: str) -> None:
+        self.class_name = class_name
+        _, self.name, self.suffixes = _DEFERRED[class_name]
+        self._parser: Parser | None = None
+        self._lock = threading.Lock()
+
+    def load(self) -> Parser:
+        if self._parser is None:
+            with self._lock:
+                if self._parser is None:
+                    self._parser = __getattr__(self.class_name)()
+        return self._parser
+
+    def parse(self, path: Path, data: bytes, context: ParseContext | None = None) -> ParsedDocument:
+        parser = self.load()
+        if context is not None and "context" in inspect.signature(parser.parse).parameters:
+            return parser.parse(path, data, context)
+        return parser.parse(path, data)
+
+    def __getattr__(self, attr: str) -> Any:
+        if attr.startswith("_"):  # not the parser's (and no recursion before __init__, e.g. unpickling)
+            raise AttributeError(attr)
+        return getattr(self.load(), attr)
 _HTML_START = re.compile(rb"^\s*(?:<!--.*?-->\s*)*<(?:!doctype\s+html|html[\s>])", re.I | re.S)
 
 
@@ -128,6 +173,6 @@ class ParserRegistry:
 def default_registry() -> ParserRegistry:
     """A registry holding every built-in parser."""
     return ParserRegistry(
-        [MarkdownParser(), HtmlParser(), PdfParser(), DocxParser(), TextParser(), CodeParser(), CanvasParser(),
-         RstParser(), NotebookParser()]
+        [_Deferred("MarkdownParser"), _Deferred("HtmlParser"), _Deferred("PdfParser"), _Deferred("DocxParser"),
+         TextParser(), CodeParser(), CanvasParser(), RstParser(), _Deferred("NotebookParser")]
     )

@@ -1,0 +1,218 @@
+"""Query latency at N chunks through the product's own code path (``Docshelf.search``).
+
+Per mode (hybrid, semantic, keyword, fuzzy): p50/p95 over Q real SciFact questions at k=10,
+warm, query embedding included; hybrid with a collection filter (1 of 10 collections) and a
+date filter (1 of 6 years) beside it; recall@10 of the store's vector search against exact
+search (numpy over the same vectors). The index is synthetic at scale: texts of three real
+SciFact sentences (BM25 sees real statistics), vectors the jittered mean of the real model's
+embeddings of those sentences (``stacks.synthetic``). Built once per N and reused from
+``$DOCSHELF_BENCH_DIR`` (default /tmp/docshelf-bench/latency-N).
+
+    python benchmarks/latency.py --chunks 100000            # builds once (minutes), then measures
+    python benchmarks/latency.py --chunks 10000 --queries 30 --json out.json
+
+``run(chunks, queries)`` returns the same dict for ``benchmarks/run.py``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+import stacks  # noqa: E402  (same folder)
+
+MODES = ("hybrid", "semantic", "keyword", "fuzzy")
+
+
+def bench_dir(chunks: int) -> Path:
+    return Path(os.environ.get("DOCSHELF_BENCH_DIR", "/tmp/docshelf-bench")) / f"latency-{chunks}"
+
+
+def build(chunks: int, folder: Path | None = None) -> Path:
+    """The index (and its vectors, for exact recall) at ``folder``; built only when missing."""
+    from docshelf.embedders.onnx_minilm import OnnxMiniLM
+
+    folder = folder or bench_dir(chunks)
+    if (folder / "vectors.npy").exists():
+        return folder
+    folder.mkdir(parents=True, exist_ok=True)
+    texts, vecs, cats, dates = stacks.synthetic(chunks, OnnxMiniLM())
+    shelf, seconds = stacks.build_docshelf(folder, texts, vecs, cats, dates)
+    np.save(folder / "vectors.npy", vecs)
+    (folder / "build.json").write_text(json.dumps({"chunks": chunks, "build_s": seconds}))
+    return folder
+
+
+def open_shelf(folder: Path):
+    from docshelf.config import Settings
+    from docshelf.service import Docshelf
+
+    return Docshelf(Settings(index_dir=folder / "docshelf"), create=False)
+
+
+def timed(fn, queries, repeats: int = 1) -> list[float]:
+    """Per-query milliseconds (the median over ``repeats`` passes), after one warm-up query."""
+    fn(queries[0])
+    passes = []
+    for _ in range(repeats):
+        out = []
+        for q in queries:
+            t = time.perf_counter()
+            fn(q)
+            out.append((time.perf_counter() - t) * 1000)
+        passes.append(out)
+    return [statistics.median(ms) for ms in zip(*passes, strict=True)]
+
+
+def row_of(chunk_id: str) -> int:
+    """``stacks.build_docshelf`` ids are ``d000123.md#<row>``."""
+    return int(chunk_id.rsplit("#", 1)[1])
+
+
+def vector_recall(shelf, vecs: np.ndarray, queries: list[str], k: int = 10) -> float:
+    """Mean recall@k of the store's vector search against exact cosine over all vectors."""
+    model = shelf.embedder
+    recalls = []
+    for q in queries:
+        qv = model.embed_query(q)
+        exact = set(np.argpartition(-(vecs @ qv), k)[:k].tolist())
+        got = {row_of(c.id) for c, _ in shelf.store.vector_search(qv, k)}
+        recalls.append(len(exact & got) / k)
+    return statistics.mean(recalls)
+
+
+def measure(shelf, queries: list[str], modes=MODES, repeats: int = 1, filters=None) -> dict[str, dict[str, float]]:
+    """p50/p95 per mode, and hybrid with each of ``filters`` (name -> SearchFilters)."""
+    from docshelf.models import SearchFilters
+
+    def search(mode, filters=None):
+        return lambda q: shelf.search(q, k=10, mode=mode, filters=filters)
+
+    runs = {mode: search(mode) for mode in modes}
+    if filters is None:  # the documents of one year (a third of them in stacks.synthetic's dates)
+        filters = {"date": SearchFilters(date_from="2022-01-01", date_to="2022-12-31")}
+    if "hybrid" in modes:
+        runs |= {f"hybrid + {name}": search("hybrid", f) for name, f in filters.items()}
+    out = {}
+    for name, fn in runs.items():
+        ms = timed(fn, queries, repeats)
+        out[name] = {"p50": float(np.percentile(ms, 50)), "p95": float(np.percentile(ms, 95))}
+    return out
+
+
+def run(chunks: int = 100_000, queries: int = 100, modes=MODES, repeats: int = 1) -> dict:
+    folder = build(chunks)
+    shelf = open_shelf(folder)
+    qs = stacks.questions(queries)
+    for q in qs:  # warm the query path (model, table handles, index caches) outside the timing
+        shelf.search(q, k=10, mode="hybrid")
+    res = {
+        "chunks": shelf.store.count_chunks(), "queries": len(qs), "cpus": os.cpu_count(),
+        "date": time.strftime("%Y-%m-%d"),
+        "vector_index": bool(getattr(shelf.store, "has_vector_index", lambda: False)()),
+        "latency_ms": measure(shelf, qs, modes, repeats),
+        "vector_recall@10": vector_recall(shelf, np.load(folder / "vectors.npy"), qs),
+    }
+    return res
+
+
+def run_corpus_index(index_dir: Path, queries: int = 100, modes=MODES, repeats: int = 1) -> dict:
+    """The same on an index built by ``benchmarks/corpus.py`` (collections c0..c9 of 10% each,
+    dates over six years): collection filter c3, date filter 2023; recall via ``corpus``."""
+    import corpus
+    from docshelf.config import Settings
+    from docshelf.models import SearchFilters
+    from docshelf.service import Docshelf
+
+    shelf = Docshelf(Settings(index_dir=index_dir), create=False)
+    qs, qvecs = corpus.query_set(queries)
+    for q in qs:
+        shelf.search(q, k=10, mode="hybrid")
+    filters = {"collection": SearchFilters(collections=("c3",)),
+               "date": SearchFilters(date_from="2023-01-01", date_to="2023-12-31")}
+    return {
+        "chunks": shelf.store.count_chunks(), "queries": len(qs), "cpus": os.cpu_count(),
+        "date": time.strftime("%Y-%m-%d"),
+        "vector_index": bool(getattr(shelf.store, "has_vector_index", lambda: False)()),
+        "latency_ms": measure(shelf, qs, modes, repeats, filters),
+        "vector_recall@10": corpus.vector_recall(shelf.store, qvecs[:30]),
+    }
+
+
+def table(res: dict) -> str:
+    lines = [f"{res['chunks']:,} chunks, {res['queries']} queries, k=10, {res['cpus']} CPUs, {res['date']}",
+             "", "| search | p50 ms | p95 ms |", "|---|---:|---:|"]
+    lines += [f"| {k} | {v['p50']:.1f} | {v['p95']:.1f} |" for k, v in res["latency_ms"].items()]
+    lines.append(f"\nvector recall@10 vs exact: {res['vector_recall@10']:.3f} (ANN index: {res['vector_index']})")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--chunks", type=int, default=100_000)
+    ap.add_argument("--queries", type=int, default=100)
+    ap.add_argument("--repeats", type=int, default=1, help="passes over the queries (median per query)")
+    ap.add_argument("--modes", default=",".join(MODES))
+    ap.add_argument("--build-only", action="store_true")
+    ap.add_argument("--index", type=Path, help="measure this corpus.py-built index instead (collection filter too)")
+    ap.add_argument("--json", type=Path)
+    args = ap.parse_args()
+    if args.build_only:
+        print(build(args.chunks))
+        return
+    if args.index:
+        res = run_corpus_index(args.index, args.queries, tuple(args.modes.split(",")), args.repeats)
+    else:
+        res = run(args.chunks, args.queries, tuple(args.modes.split(",")), args.repeats)
+    print(table(res))
+    if args.json:
+        args.json.write_text(json.dumps(res, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()
+
+
+def held_out_vectors(n: int = 100) -> np.ndarray:
+    """Queries for choosing index parameters: SciFact sentences the synthetic texts never use
+    (sentences past the pool), embedded by the model, so nothing is tuned on the timed queries."""
+    from docshelf.embedders.onnx_minilm import OnnxMiniLM
+
+    pool = stacks.sentences(3000 + n)[3000:]
+    return OnnxMiniLM().embed_documents(pool)
+
+
+def ann_study(folder: Path, queries: np.ndarray, configs: dict[str, dict], limit: int = 100) -> dict[str, dict]:
+    """recall@10 (top 10 of ``limit`` candidates vs exact top 10), recall of the whole candidate
+    list vs the exact top ``limit``, and p50 ms, per vector-query setting (ef, refine_factor, nprobes)."""
+    vecs = np.load(folder / "vectors.npy")
+    table = open_shelf(folder).store._chunks
+    exact = [np.argsort(-(vecs @ qv))[:limit] for qv in queries]
+    out = {}
+    for name, cfg in configs.items():
+        r10, rall, ms = [], [], []
+        for qv, ex in zip(queries, exact, strict=True):
+            q = table.search(qv, vector_column_name="vector").distance_type("cosine")
+            for key, value in cfg.items():
+                q = getattr(q, key)(value)
+            t = time.perf_counter()
+            rows = q.select(["id"]).limit(limit).to_list()
+            ms.append((time.perf_counter() - t) * 1000)
+            got = [row_of(r["id"]) for r in rows]
+            r10.append(len(set(got[:10]) & set(ex[:10].tolist())) / 10)
+            rall.append(len(set(got) & set(ex.tolist())) / limit)
+        out[name] = {"recall@10": statistics.mean(r10), f"recall@{limit}": statistics.mean(rall),
+                     "p50_ms": statistics.median(ms)}
+        print(f"{name:28s} recall@10 {out[name]['recall@10']:.3f}  recall@{limit} {out[name][f'recall@{limit}']:.3f}"
+              f"  p50 {out[name]['p50_ms']:.1f} ms", flush=True)
+    return out

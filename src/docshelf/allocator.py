@@ -1,0 +1,133 @@
+"""glibc malloc settings that keep a docshelf process's RSS close to what it really uses.
+
+Measured with ``benchmarks/rss.py`` (benchmarks/README.md, "Memory"). With glibc's defaults a
+server holding 10k chunks sat at ~760 MB after 80 searches, and ``docshelf index`` peaked
+at ~1 GB. Three things cause it, each with its remedy here:
+
+* glibc's *dynamic* mmap threshold: once a large block is freed, glibc raises the threshold,
+  so later large blocks come from the heap, where freed space is seldom handed back. Within
+  one onnxruntime run over 8 × 256 tokens that fragmentation alone took RSS ~535 MB above
+  the model (~190 MB with large blocks in their own mappings). ``embedding()`` maps large
+  blocks for the duration of an embedding batch. Not for searches: there the same setting
+  cost ~40x more page faults and ~50 % more CPU per query (the heap's reuse is what makes
+  them cheap), so after a batch the threshold goes back to glibc's own ceiling (32 MiB);
+* free heap pages that are never returned: ``trim_when_idle()`` hands them back to the OS
+  once the process has been quiet for a moment (after a burst of searches, an index run,
+  the model load), never in the middle of work;
+* one malloc arena per thread (up to 8 × cores) each keeping its own free lists: four are
+  plenty on the machines docshelf targets (two made fuzzy searches wait on arena locks).
+
+``tune()`` is called once by the command-line entry point, before any thread starts. Until
+it is, everything here does nothing, so a library user's process keeps its allocator as it
+is. Elsewhere than glibc (musl, macOS) everything here does nothing.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import logging
+import os
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+log = logging.getLogger(__name__)
+
+# mallopt() parameters (glibc malloc.h)
+M_TRIM_THRESHOLD = -1
+M_MMAP_THRESHOLD = -3
+M_ARENA_MAX = -8
+
+BATCH_MMAP_THRESHOLD = 256 * 1024  # while embedding: blocks this large get their own mapping
+SEARCH_MMAP_THRESHOLD = 32 * 1024 * 1024  # otherwise: glibc's own ceiling for its dynamic threshold
+ARENA_MAX = 4  # 2 cost fuzzy searches (many parallel index reads) wall time here
+IDLE_SECONDS = 2.0  # quiet time before free pages go back to the OS
+
+_libc: ctypes.CDLL | None = None
+_tuned = False
+_lock = threading.Lock()
+_embedding = 0  # embedding batches in progress (threads may overlap)
+_trim_at: float | None = None
+_trimmer: threading.Thread | None = None
+
+
+def _glibc() -> ctypes.CDLL | None:
+    global _libc
+    if _libc is None:
+        try:
+            libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+            libc.gnu_get_libc_version  # noqa: B018 - only glibc has it (and mallopt/malloc_trim)
+        except (OSError, AttributeError):
+            return None
+        _libc = libc
+    return _libc
+
+
+def tune() -> bool:
+    """Four arenas, and turn on ``embedding()`` and ``trim_when_idle()``. False when not on glibc
+    or opted out with ``DOCSHELF_MALLOC_TUNING=0``. A ``MALLOC_ARENA_MAX`` the user set wins."""
+    global _tuned
+    libc = _glibc()
+    if libc is None or os.environ.get("DOCSHELF_MALLOC_TUNING", "1") == "0":
+        return False
+    if "MALLOC_ARENA_MAX" not in os.environ:
+        libc.mallopt(M_ARENA_MAX, ARENA_MAX)
+    _tuned = "MALLOC_MMAP_THRESHOLD_" not in os.environ
+    return True
+
+
+@contextmanager
+def embedding() -> Iterator[None]:
+    """Large blocks get their own mappings (freed straight back to the OS) inside this block."""
+    global _embedding
+    if not _tuned:
+        yield
+        return
+    with _lock:
+        _embedding += 1
+        _libc.mallopt(M_MMAP_THRESHOLD, BATCH_MMAP_THRESHOLD)  # type: ignore[union-attr]
+    try:
+        yield
+    finally:
+        with _lock:
+            _embedding -= 1
+            if not _embedding:
+                _libc.mallopt(M_MMAP_THRESHOLD, SEARCH_MMAP_THRESHOLD)  # type: ignore[union-attr]
+        trim_when_idle()
+
+
+def trim_when_idle(delay: float = IDLE_SECONDS) -> None:
+    """Return free heap pages to the OS once nothing has called this for ``delay`` seconds."""
+    global _trim_at, _trimmer
+    if not _tuned:
+        return
+    with _lock:
+        _trim_at = time.monotonic() + delay
+        if _trimmer is None or not _trimmer.is_alive():
+            _trimmer = threading.Thread(target=_trim_loop, name="docshelf-malloc-trim", daemon=True)
+            _trimmer.start()
+
+
+def _trim_loop() -> None:
+    global _trim_at
+    while True:
+        with _lock:
+            due = _trim_at
+            if due is None:
+                return
+            wait = due - time.monotonic()
+            if wait <= 0 and not _embedding:
+                _trim_at = None
+        if wait > 0 or _embedding:
+            time.sleep(max(wait, 0.2))
+            continue
+        release()
+
+
+def release() -> None:
+    """Hand free heap pages back to the OS now (glibc only)."""
+    libc = _glibc()
+    if libc is not None:
+        libc.malloc_trim(0)
