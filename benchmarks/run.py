@@ -501,7 +501,7 @@ def quality(cfg, compare: bool) -> list[Row]:
             col = chromadb.PersistentClient(path=str(Path(tmp) / "chroma")).get_collection("docs")
             model = corpus._embedder()
             run = {}
-            for qid, text in dataset.judged_queries():
+            for qid, text in dataset.judged_queries:
                 r = col.query(query_embeddings=[model.embed_query(text)], n_results=100)
                 ranked: list[str] = []
                 for meta in r["metadatas"][0]:

@@ -225,7 +225,7 @@ def quality(args, work: Path) -> dict:
         col = chromadb.PersistentClient(path=str(store)).get_collection("docs")
         model = OnnxMiniLM()
         run = {}
-        for qid, text in dataset.judged_queries():
+        for qid, text in dataset.judged_queries:
             r = col.query(query_embeddings=[model.embed_query(text)], n_results=100)
             ranked: list[str] = []
             for meta in r["metadatas"][0]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import platformdirs
 from pydantic import BaseModel, Field, SecretStr, field_validator
@@ -60,6 +60,9 @@ class Settings(BaseSettings):
     model: str = "all-MiniLM-L6-v2"
     embed_batch_size: int = 8
     embed_threads: int = 0
+    # Where the packaged model runs: "cpu", "cuda" (needs the gpu extra and a GPU; an error
+    # otherwise) or "auto" (CUDA when onnxruntime offers it, else the CPU). embedders/devices.py.
+    device: Literal["cpu", "cuda", "auto"] = "auto"
     # Hosted or remote models (``ollama:MODEL``, ``openai:MODEL``, ``gemini:MODEL``); see embedders/hosted.py.
     embed_url: str | None = None  # default: the provider's public URL (Ollama: http://127.0.0.1:11434)
     embed_api_key: SecretStr | None = None  # else the provider's variable (OPENAI_API_KEY, GEMINI_API_KEY)

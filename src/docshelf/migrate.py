@@ -52,7 +52,9 @@ class MigrationReport:
 
 
 def _same(a: DocumentRecord, b: DocumentRecord) -> bool:
-    return (a.sha256, a.chunk_count, a.indexed_at, a.status) == (b.sha256, b.chunk_count, b.indexed_at, b.status)
+    """Same chunks (same content, model and chunker): ``indexed_at`` may differ, since a re-index
+    re-checks a recently changed file and records when it read it again."""
+    return (a.sha256, a.chunk_count, a.status) == (b.sha256, b.chunk_count, b.status)
 
 
 def check_target(source_manifest: dict[str, Any], target_manifest: dict[str, Any] | None, where: str) -> None:
@@ -94,6 +96,8 @@ def migrate(
     for i, record in enumerate(records, start=1):
         have = on_target.pop((record.root, record.path), None)
         if have is not None and _same(have, record):
+            if have != record:  # only the record changed (e.g. when it was last read): no chunks to copy
+                target.put_records([record])
             report.skipped += 1
         elif record.status != "indexed":
             target.put_records([record])

@@ -24,8 +24,11 @@ REMOTE_PREFIXES = ("ollama:", "openai:", "gemini:")
 LOCAL_BATCH, REMOTE_BATCH = 8, 64
 
 
-def make_embedder(name: str = DEFAULT_MODEL, *, batch_size: int = 8, threads: int = 0) -> Embedder:
-    """Build a local embedder for ``name`` without loading its weights (that happens lazily)."""
+def make_embedder(name: str = DEFAULT_MODEL, *, batch_size: int = 8, threads: int = 0, device: str = "cpu") -> Embedder:
+    """Build a local embedder for ``name`` without loading its weights (that happens lazily).
+
+    ``device`` (cpu / cuda / auto) applies to the packaged ONNX model; see ``devices.py``.
+    """
     if name.startswith(REMOTE_PREFIXES):
         from ..config import Settings
 
@@ -33,7 +36,7 @@ def make_embedder(name: str = DEFAULT_MODEL, *, batch_size: int = 8, threads: in
     if name in (DEFAULT_MODEL, "sentence-transformers/all-MiniLM-L6-v2"):
         from .onnx_minilm import OnnxMiniLM
 
-        return OnnxMiniLM(batch_size=batch_size, threads=threads)
+        return OnnxMiniLM(batch_size=batch_size, threads=threads, device=device)
     if name == "fake" or name.startswith("fake-"):
         from .fake import FakeEmbedder
 
@@ -53,7 +56,9 @@ def embedder_from_settings(settings: Settings, *, transport=None) -> Embedder:
     """The embedder the settings describe: provider, URL, key, dimension, prefixes, task types."""
     name = settings.model
     if not name.startswith(REMOTE_PREFIXES):
-        embedder = make_embedder(name, batch_size=settings.embed_batch_size, threads=settings.embed_threads)
+        embedder = make_embedder(
+            name, batch_size=settings.embed_batch_size, threads=settings.embed_threads, device=settings.device
+        )
         if settings.query_prefix or settings.document_prefix:
             from .prefixed import PrefixedEmbedder
 

@@ -17,10 +17,11 @@ class HFTokenizerAdapter:
         self._tok = HFTokenizer.from_file(str(path))
         self._tok.no_truncation()
         self._tok.no_padding()
-        # A second instance that truncates and pads, for model input.
+        # A second instance that truncates (with the special tokens) for model input; the
+        # embedder pads each batch itself, after grouping texts by length.
         self._model_tok = HFTokenizer.from_file(str(path))
         self._model_tok.enable_truncation(max_length=max_tokens)
-        self._model_tok.enable_padding(pad_id=0, pad_token="[PAD]")
+        self._model_tok.no_padding()
 
     def count(self, text: str) -> int:
         return len(self._tok.encode(text).ids)
@@ -32,6 +33,6 @@ class HFTokenizerAdapter:
         enc = self._tok.encode(text, add_special_tokens=False)
         return [tuple(o) for o in enc.offsets]  # type: ignore[misc]
 
-    def encode_for_model(self, texts: list[str]):
-        """Truncated, batch-padded encodings for the model."""
+    def encode_truncated(self, texts: list[str]):
+        """Encodings for the model: special tokens added, cut at ``max_tokens``, not padded."""
         return self._model_tok.encode_batch(texts)

@@ -2,7 +2,7 @@
 
 ``cli.py`` (index, search, …), ``cli_serve.py`` (serve, install), ``cli_doctor.py`` and
 ``cli_eval.py`` all import from here and never from each other. Global options
-(``--index-dir``, ``--config``, ``--model``, ``-v``) are accepted before or after the
+(``--index-dir``, ``--config``, ``--model``, ``--device``, ``-v``) are accepted before or after the
 command: ``GlobalOptionsGroup`` moves them to the front before Click parses.
 """
 
@@ -23,7 +23,9 @@ from .. import __version__
 from .output import to_jsonable
 
 # Global options: name → takes a value. Kept in step with ``main_options`` below.
-GLOBAL_OPTIONS = {"--config": True, "-c": True, "--index-dir": True, "--model": True, "--verbose": False}
+GLOBAL_OPTIONS = {
+    "--config": True, "-c": True, "--index-dir": True, "--model": True, "--device": True, "--verbose": False,
+}
 _VERBOSE_SHORT = re.compile(r"^-v+$")
 
 
@@ -78,6 +80,7 @@ class State:
     config: Optional[Path] = None
     index_dir: Optional[Path] = None
     model: Optional[str] = None
+    device: Optional[str] = None
 
 
 state = State()
@@ -87,7 +90,7 @@ def settings(**overrides: Any):
     """Settings from the config file, the environment and the global options."""
     from ..config import load_settings
 
-    return load_settings(state.config, index_dir=state.index_dir, model=state.model, **overrides)
+    return load_settings(state.config, index_dir=state.index_dir, model=state.model, device=state.device, **overrides)
 
 
 def service(rebuild: bool = False, create: bool = False, **overrides: Any):
@@ -133,12 +136,18 @@ def main_options(
         Optional[Path], typer.Option("--index-dir", envvar="DOCSHELF_INDEX_DIR", help="Where the index lives.")
     ] = None,
     model: Annotated[Optional[str], typer.Option("--model", help="Embedding model (default all-MiniLM-L6-v2).")] = None,
+    device: Annotated[
+        Optional[str],
+        typer.Option("--device", help="Where the packaged model runs: cpu, cuda (the gpu extra) or auto (default)."),
+    ] = None,
     verbose: Annotated[int, typer.Option("--verbose", "-v", count=True, help="More logging on stderr.")] = 0,
     version: Annotated[
         bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")
     ] = False,
 ) -> None:
     """Global options; they may also follow the command (``docshelf index PATH --index-dir X``)."""
-    state.config, state.index_dir, state.model = config, index_dir, model
+    if device is not None and device not in ("cpu", "cuda", "auto"):
+        raise typer.BadParameter(f"{device!r} is not one of cpu, cuda, auto", param_hint="'--device'")
+    state.config, state.index_dir, state.model, state.device = config, index_dir, model, device
     level = logging.WARNING if verbose == 0 else logging.INFO if verbose == 1 else logging.DEBUG
     logging.basicConfig(level=level, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")

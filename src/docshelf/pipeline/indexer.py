@@ -6,7 +6,8 @@ A file whose mtime lies within ``RACY_NS`` of the moment it was read is hashed a
 next run even when its stat is the same (git's "racy clean" rule): a coarse filesystem
 clock can give an edit made just after the read the very mtime that was recorded. Files are streamed: read, hashed, parsed and
 chunked one at a time, embedded and committed in bounded batches, so memory does not
-grow with the number or total size of the files. Each batch's chunks are one store
+grow with the number or total size of the files; one thread parses the next batch while
+another embeds and commits the current one, in order. Each batch's chunks are one store
 commit, so an interrupted run leaves every document at its old or its new version; its
 records follow in a second commit, and every full run removes chunks left without a
 record. Files that vanished (deleted, renamed, newly ignored) are pruned; a file whose
@@ -19,8 +20,11 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import queue
+import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import closing
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime
 from pathlib import Path
@@ -76,6 +80,7 @@ class _Pending:
     record: DocumentRecord
     chunks: list[Chunk] = field(default_factory=list)
     known: dict[str, np.ndarray] = field(default_factory=dict)  # embed_text → vector already stored
+    donor: tuple[str, str] | None = None  # (root, path) whose stored vectors ``known`` is read from
 
 
 def _json_default(value: Any) -> str:
@@ -264,11 +269,34 @@ class Indexer:
     ) -> None:
         """Read, hash, parse and chunk one file at a time; embed and commit in bounded batches.
 
-        At most one file's bytes are held at once, and at most one batch of chunks
-        (``COMMIT_CHUNKS`` chunks or ``COMMIT_CHARS`` characters, or one file's worth).
+        At most one file's bytes are held at once, and at most three batches of chunks
+        (``COMMIT_CHUNKS`` chunks or ``COMMIT_CHARS`` characters, or one file's worth, each):
+        while this thread embeds and commits one batch, a second thread parses and chunks the
+        next (``_ahead``), so the CPU the model leaves idle does the parsing. Only this thread
+        touches the store, and it commits batches in order, as a serial run would.
         """
         if not candidates:
             return
+        if dry_run:
+            for _ in self._batches(candidates, records, report, progress, dry_run=True):
+                pass
+            return
+        progress = _LockedProgress.wrap(progress)
+        with closing(_ahead(self._batches(candidates, records, report, progress))) as batches:
+            for batch in batches:
+                report.chunks_embedded += self._commit(batch, progress)
+                _remember(records, batch)  # by_hash was taken from ``records`` before the first batch
+
+    def _batches(
+        self,
+        candidates: Sequence[_Candidate],
+        records: dict[tuple[str, str], DocumentRecord],
+        report: IndexReport,
+        progress: IndexProgress,
+        *,
+        dry_run: bool = False,
+    ) -> Iterator[_Batch]:
+        """Full batches as the files are read and parsed, then the last (perhaps empty) one."""
         # A file whose exact content is indexed elsewhere (moved, renamed, copied) takes its vectors.
         by_hash = {r.sha256: r for r in records.values() if r.status == "indexed" and r.chunk_count}
         batch = _Batch()
@@ -297,12 +325,9 @@ class Indexer:
                 self._add(batch, cand, data, digest, by_hash, report, progress, read_at)
                 data = None  # drop this file's bytes before the next one is read
             if batch.full and not dry_run:
-                report.chunks_embedded += self._commit(batch, progress)
-                _remember(records, batch)
+                yield batch
                 batch = _Batch()
-        if not dry_run:
-            report.chunks_embedded += self._commit(batch, progress)
-            _remember(records, batch)
+        yield batch
 
     def _add(
         self, batch: _Batch, cand: _Candidate, data: bytes, digest: str, by_hash, report, progress, read_at: float
@@ -326,7 +351,7 @@ class Indexer:
         if donor is None and old is not None and old.status == "indexed":
             donor = old  # an edit usually leaves most chunks as they were
         if donor is not None:
-            item.known = self.store.document_vectors(donor.root, donor.path)
+            item.donor = (donor.root, donor.path)  # its vectors are read by the committing thread
         batch.items.append(item)
         batch.chunks += len(item.chunks)
         batch.chars += sum(len(c.text) + len(c.embed_text) for c in item.chunks)
@@ -373,6 +398,9 @@ class Indexer:
         Progress moves per file: a file counts as done once its last new chunk is embedded.
         """
         pending = batch.items
+        for p in pending:
+            if p.donor is not None:
+                p.known = self.store.document_vectors(*p.donor)
         todo: list[tuple[int, str]] = []  # (file, text), each text once
         queued: set[str] = set()
         for i, p in enumerate(pending):
@@ -413,6 +441,77 @@ class Indexer:
             base, sha256=digest, size=src.size, mtime_ns=src.mtime_ns, status="failed", error=reason,
             indexed_at=time.time(),
         )
+
+
+class _LockedProgress:
+    """Progress events from two threads (the parser reports unchanged and failed files), one at a time."""
+
+    def __init__(self, inner: IndexProgress) -> None:
+        self._inner = inner
+        self._lock = threading.Lock()
+
+    @classmethod
+    def wrap(cls, progress: IndexProgress) -> IndexProgress:
+        return progress if isinstance(progress, _NoProgress | cls) else cls(progress)
+
+    def planned(self, files: int, to_index: int) -> None:
+        with self._lock:
+            self._inner.planned(files, to_index)
+
+    def file_done(self, path: str) -> None:
+        with self._lock:
+            self._inner.file_done(path)
+
+    def chunks_embedded(self, n: int) -> None:
+        with self._lock:
+            self._inner.chunks_embedded(n)
+
+
+_DONE = object()
+
+
+def _ahead(batches: Iterator[_Batch]) -> Iterator[_Batch]:
+    """Yield ``batches`` while a thread already builds the next one (one queued at most).
+
+    The thread's exceptions are raised here, in order; if the consumer stops early (its
+    commit failed), the thread is told to stop and is joined before this returns.
+    """
+    handoff: queue.Queue = queue.Queue(maxsize=1)
+    stop = threading.Event()
+
+    def produce() -> None:
+        try:
+            for batch in batches:
+                while not stop.is_set():
+                    try:
+                        handoff.put(batch, timeout=0.1)
+                        break
+                    except queue.Full:
+                        continue
+                if stop.is_set():
+                    return
+            handoff.put(_DONE)
+        except BaseException as exc:  # noqa: BLE001 - handed to the consumer, raised there
+            handoff.put(exc)
+
+    thread = threading.Thread(target=produce, name="docshelf-parse", daemon=True)
+    thread.start()
+    try:
+        while True:
+            item = handoff.get()
+            if item is _DONE:
+                return
+            if isinstance(item, BaseException):
+                raise item
+            yield item
+    finally:
+        stop.set()
+        while thread.is_alive():  # unblock a put waiting on a full queue
+            try:
+                handoff.get(timeout=0.1)
+            except queue.Empty:
+                pass
+        thread.join()
 
 
 def _remember(records: dict[tuple[str, str], DocumentRecord], batch: _Batch) -> None:

@@ -36,6 +36,7 @@ from ..crashpoints import crash_point
 from ..errors import DocshelfError, InvalidQuery, StoreError
 from ..models import Chunk, DocumentRecord, SearchFilters
 from .filters import quote, to_sql
+from .lance_queries import ann_ef, cosines, found_ids, fuzzy_query, lexical_ids, matrix, pool_rounds
 from .records import field_tokens
 from .locks import FileWriterLock
 
@@ -398,7 +399,7 @@ class LanceStore:
 
         if not query.strip():
             return []
-        fts = MatchQuery(query, "search_text") if fuzziness == 0 else _fuzzy_query(query, fuzziness)
+        fts = MatchQuery(query, "search_text") if fuzziness == 0 else fuzzy_query(query, fuzziness)
         if fts is None:
             return []
         q = self._reader()._table.query().nearest_to_text(fts)
@@ -458,70 +459,28 @@ class LanceStore:
 
         table = self._reader()._table  # the engine's async handle (lancedb is pinned to 0.40.x)
         where = to_sql(filters)
-        lexical_job = asyncio.run_coroutine_threadsafe(self._lexical_ids(table, text, k, where), LOOP.loop)
+        lexical_job = asyncio.run_coroutine_threadsafe(lexical_ids(table, text, k, where), LOOP.loop)
         try:
             qv = np.asarray(vector(), dtype=np.float32)
         except BaseException:
             lexical_job.cancel()
             raise
         try:
-            lexical, dense, rows, bm25 = LOOP.run(self._pool_rounds(table, text, qv, k, where, lexical_job))
+            lexical, dense, rows, bm25 = LOOP.run(pool_rounds(table, text, qv, k, where, lexical_job, _CHUNK_COLUMNS))
         except DocshelfError:
             raise
         except Exception as exc:  # noqa: BLE001 - mapped like every other query
             _raise_query_error(self.dir, exc)
         chunks = {r["id"]: self._to_chunk(r) for r in rows}
-        cosines: dict[str, float] = {}
+        cos: dict[str, float] = {}
         for found in (lexical, dense):
             if found.num_rows:
-                sims = _cosines(_matrix(found.column("vector"), self.dimensions), qv)
-                cosines.update(zip(found.column("id").to_pylist(), sims.tolist(), strict=True))
+                sims = cosines(matrix(found.column("vector"), self.dimensions), qv)
+                cos.update(zip(found.column("id").to_pylist(), sims.tolist(), strict=True))
         bm25 |= dict(zip(found_ids(lexical), map(float, lexical.column("_score").to_pylist()), strict=True))
         lexical_hits = [(chunks[i], bm25[i]) for i in found_ids(lexical)]
-        dense_hits = [(chunks[i], cosines[i]) for i in found_ids(dense)]
-        return lexical_hits, dense_hits, cosines, bm25
-
-    async def _lexical_ids(self, table, text: str, k: int, where: str | None):
-        from lancedb.query import MatchQuery
-
-        if not text.strip():
-            return None
-        q = table.query().nearest_to_text(MatchQuery(text, "search_text"))
-        if where:
-            q = q.where(where)
-        return await q.select(["id", "vector", "_score"]).with_row_id().limit(k).to_arrow()
-
-    async def _pool_rounds(self, table, text: str, qv: np.ndarray, k: int, where: str | None, lexical_job):
-        from lancedb.query import MatchQuery
-
-        q = table.query().nearest_to(qv).column("vector").distance_type("cosine").refine_factor(1).ef(ann_ef(k))
-        if where:
-            q = q.where(where)
-        dense = await q.select(["id", "vector"]).with_row_id().limit(k).to_arrow()
-        lexical = await asyncio.wrap_future(lexical_job)
-        if lexical is None:
-            lexical = dense.schema.empty_table().append_column("_score", pa.array([], pa.float32()))
-        seen = set(found_ids(lexical))
-        dense_only = [i for i in found_ids(dense) if i not in seen]
-        row_ids = list(dict.fromkeys([*lexical.column("_rowid").to_pylist(), *dense.column("_rowid").to_pylist()]))
-
-        async def restricted_bm25() -> dict[str, float]:
-            if not dense_only or not text.strip():
-                return {}
-            ids = ", ".join(quote(i) for i in dense_only)
-            found = await (
-                table.query().nearest_to_text(MatchQuery(text, "search_text")).where(f"id IN ({ids})")
-                .select(["id", "_score"]).limit(len(dense_only)).to_arrow()
-            )
-            return dict(zip(found.column("id").to_pylist(), found.column("_score").to_pylist(), strict=True))
-
-        async def columns() -> list[dict[str, Any]]:
-            if not row_ids:
-                return []
-            return (await table.take_row_ids(row_ids).select(_CHUNK_COLUMNS).to_arrow()).to_pylist()
-
-        rows, bm25 = await asyncio.gather(columns(), restricted_bm25())
-        return lexical, dense, rows, bm25
+        dense_hits = [(chunks[i], cos[i]) for i in found_ids(dense)]
+        return lexical_hits, dense_hits, cos, bm25
 
     def _fetch(self, query) -> list[dict[str, Any]]:
         """Run an async-API query on the engine's loop: one round trip (the sync API's query
@@ -685,57 +644,3 @@ def _folder_identity(folder: Path) -> tuple[int, int] | None:
     except OSError:
         return None
     return st.st_ino, st.st_mtime_ns
-
-
-ANN_EF_MIN = 200
-
-
-def ann_ef(k: int) -> int:
-    """HNSW search breadth for a top-``k`` query. At 100k chunks, 100 candidates (a k=10
-    search), held-out queries: recall@10 0.977 at the engine's default, 0.991 at 200, 0.997
-    at 300 (benchmarks/latency.py ``ann_study``; README)."""
-    return max(ANN_EF_MIN, 2 * k)
-
-
-def found_ids(table: pa.Table) -> list[str]:
-    return table.column("id").to_pylist()
-
-
-def _matrix(column, dimensions: int) -> np.ndarray:
-    """A fixed-size-list column of vectors as one float32 matrix (no Python floats)."""
-    flat = column.combine_chunks().flatten() if hasattr(column, "combine_chunks") else column.flatten()
-    return flat.to_numpy(zero_copy_only=False).reshape(len(column), dimensions).astype(np.float32, copy=False)
-
-
-def _cosines(vectors: np.ndarray, query: np.ndarray) -> np.ndarray:
-    """Exact cosine of each row with ``query`` (what the engine's cosine distance computes)."""
-    norms = np.linalg.norm(vectors, axis=1) * max(float(np.linalg.norm(query)), 1e-12)
-    return (vectors @ query) / np.clip(norms, 1e-12, None)
-
-
-_FUZZY_SUFFIXES = ("ing", "es", "ed", "s")
-
-
-def _fuzzy_terms(term: str) -> list[str]:
-    """The term, and (for a long one) the term less a common suffix: the index holds stems and
-    matches a fuzzy term against them, so ``kubrnetes`` must also be tried as ``kubrnet``."""
-    out = [term]
-    for suffix in _FUZZY_SUFFIXES:
-        if len(term) > len(suffix) + 4 and term.endswith(suffix):
-            out.append(term[: -len(suffix)])
-            break
-    return out
-
-
-def _fuzzy_query(query: str, fuzziness: int | None):
-    """One SHOULD clause per term: exact (boost 2) and within an edit distance of it."""
-    from lancedb.query import BooleanQuery, MatchQuery, Occur
-
-    clauses = []
-    for term in dict.fromkeys(query.lower().split()):
-        clauses.append((Occur.SHOULD, MatchQuery(term, "search_text", boost=2.0)))
-        distance = fuzziness if fuzziness is not None else (0 if len(term) <= 3 else 1 if len(term) <= 6 else 2)
-        if distance:
-            for variant in _fuzzy_terms(term):
-                clauses.append((Occur.SHOULD, MatchQuery(variant, "search_text", fuzziness=distance, max_expansions=20)))
-    return BooleanQuery(clauses) if clauses else None

@@ -33,15 +33,24 @@ import numpy as np
 from ..analysis import searchable_text
 from ..errors import ConfigError, InvalidQuery, StoreError
 from ..models import Chunk, DocumentRecord, SearchFilters
-from . import lexical
-from .filters import _FIELD_KEY, field_token, glob_to_regex
+from . import lexical, pg_copy
+from .pg_sql import filter_sql
+from .pg_sql import tsquery as _tsquery
+from .pg_sql import vector_literal as _vector_text
 from .locks import CountingLock
 from .records import doc_key, field_tokens, from_dict, to_dict
 
 log = logging.getLogger(__name__)
 
 STORE_SCHEMA = 1  # bump with a new entry in _MIGRATIONS
+PRUNE_ABOVE_MATCHES = 2000  # keyword search scores every match below this many (term occurrences)
+PROBE_MATCHES = 500  # the rarest terms probed first cover at least this many rows (when they can)
+HNSW_BUILD_MEMORY = "512MB"  # maintenance_work_mem for a bulk HNSW build (100k × 384-d needs ~200 MB)
 _PREFIX = re.compile(r"^[a-z_][a-z0-9_]{0,30}$")
+_CHUNK_COLUMNS = (
+    "id, doc_key, root, path, collection, doc_type, title, heading_path, chunk_index, text, embed_text, "
+    "page, start_line, end_line, tags, date, fields, metadata, overlap, tsv, tf, tlen, embedding"
+)
 _COLS = (
     "id, root, path, collection, doc_type, title, heading_path, chunk_index, text, embed_text, page, "
     "start_line, end_line, tags, date, metadata, overlap"
@@ -110,64 +119,10 @@ def parse_url(url: str) -> tuple[str, str]:
     return urlunsplit((parts.scheme, parts.netloc, parts.path, rest, parts.fragment)), prefix
 
 
-def _vector_text(v: np.ndarray) -> str:
-    return "[" + ",".join(map(repr, np.asarray(v, dtype=np.float32).tolist())) + "]"
-
-
-def _tsquery(terms: Sequence[str]) -> str:
-    return " | ".join("'" + t.replace("\\", "\\\\").replace("'", "''") + "'" for t in terms)
-
-
-def _tsvector(terms: Sequence[str]) -> str:
-    return " ".join("'" + t.replace("\\", "\\\\").replace("'", "''") + "'" for t in terms)
-
-
-def filter_sql(f: SearchFilters | None, alias: str = "c") -> tuple[str, list[Any]]:
-    """SearchFilters → a parameterised predicate over the chunks table (``TRUE`` when none)."""
-    if f is None:
-        return "TRUE", []
-    parts: list[str] = []
-    params: list[Any] = []
-    a = alias
-    if f.collections:
-        parts.append(f"{a}.collection = ANY(%s)")
-        params.append(list(f.collections))
-    if f.doc_types:
-        parts.append(f"{a}.doc_type = ANY(%s)")
-        params.append(list(f.doc_types))
-    if f.date_from or f.date_to:
-        parts.append(f"{a}.date IS NOT NULL")
-        if f.date_from:
-            parts.append(f"{a}.date >= %s")
-            params.append(f.date_from)
-        if f.date_to:
-            parts.append(f"{a}.date <= %s")
-            params.append(f.date_to)
-    if f.path_prefix:
-        parts.append(f"starts_with({a}.path, %s)")
-        params.append(f.path_prefix.lstrip("/"))
-    if f.path_glob:
-        parts.append(f"{a}.path ~ %s")
-        params.append(glob_to_regex(f.path_glob))
-    if f.tags_any:
-        parts.append(f"{a}.tags && %s::text[]")
-        params.append([t.lower().lstrip("#") for t in f.tags_any])
-    if f.tags_all:
-        parts.append(f"{a}.tags @> %s::text[]")
-        params.append([t.lower().lstrip("#") for t in f.tags_all])
-    if f.paths is not None:
-        parts.append(f"{a}.path = ANY(%s)")
-        params.append(list(f.paths))
-    for key, value in f.fields:
-        if not _FIELD_KEY.match(key):
-            raise InvalidQuery(f"field name {key!r} may hold only letters, digits, '_', '.' and '-'")
-        parts.append(f"{a}.fields @> %s::text[]")
-        params.append([field_token(key, value)])
-    return (" AND ".join(parts) if parts else "TRUE"), params
-
-
 class PostgresStore:
     name = "postgres"
+    prune_above_matches = PRUNE_ABOVE_MATCHES
+    probe_matches = PROBE_MATCHES
 
     def __init__(self, url: str, dimensions: int, *, read_url: str | None = None, pool_size: int = 4) -> None:
         try:
@@ -286,17 +241,26 @@ class PostgresStore:
             )
 
     # -- writes ---------------------------------------------------------------------------
-    def _chunk_row(self, c: Chunk, v: np.ndarray) -> tuple:
+    def _chunk_row(self, c: Chunk, v: np.ndarray) -> bytes:
+        """One row of ``_CHUNK_COLUMNS`` in binary COPY format (see ``pg_copy``)."""
         tf, length = lexical.term_counts(searchable_text(c.embed_text))
-        return (
-            c.id, doc_key(c.root, c.path), c.root, c.path, c.collection, c.doc_type, c.title, list(c.heading_path),
-            c.chunk_index, c.text, c.embed_text, c.page, c.start_line, c.end_line, [t.lower() for t in c.tags],
-            c.date, field_tokens(c.metadata_json), c.metadata_json or "{}", c.overlap, _tsvector(list(tf)),
-            json.dumps(tf), length, _vector_text(v),
-        )
+        return pg_copy.row((
+            pg_copy.text(c.id), pg_copy.text(doc_key(c.root, c.path)), pg_copy.text(c.root), pg_copy.text(c.path),
+            pg_copy.text(c.collection), pg_copy.text(c.doc_type), pg_copy.text(c.title),
+            pg_copy.text_array(list(c.heading_path)), pg_copy.int4(c.chunk_index), pg_copy.text(c.text),
+            pg_copy.text(c.embed_text), pg_copy.int4(c.page), pg_copy.int4(c.start_line), pg_copy.int4(c.end_line),
+            pg_copy.text_array([t.lower() for t in c.tags]), pg_copy.text(c.date),
+            pg_copy.text_array(field_tokens(c.metadata_json)), pg_copy.jsonb(c.metadata_json or "{}"),
+            pg_copy.int4(c.overlap), pg_copy.tsvector(tf), pg_copy.jsonb(json.dumps(tf)), pg_copy.int4(length),
+            pg_copy.vector(v),
+        ))
 
     def replace_documents(self, items: Sequence[tuple[DocumentRecord, Sequence[Chunk], np.ndarray]]) -> None:
-        """Delete the documents' chunks and insert the new ones, records included: one transaction."""
+        """Delete the documents' chunks and insert the new ones, records included: one transaction
+        (binary COPY for the chunks, one pipelined statement for the records). Into an empty
+        table the HNSW index is dropped first and ``optimize`` builds it once over all rows
+        (a bulk build is many times faster than inserting row by row; until then vector search
+        scans exactly, so results stay right)."""
         if not items:
             return
         rows = []
@@ -307,16 +271,18 @@ class PostgresStore:
                 raise StoreError(f"vectors have {np.asarray(vectors).shape[1]} dimensions, the index has {self.dimensions}")
             rows.extend(self._chunk_row(c, v) for c, v in zip(chunks, vectors, strict=True))
         keys = [doc_key(r.root, r.path) for r, _, _ in items]
+        chunks_table = self._t("chunks")
         with self._write() as cur:
-            cur.execute(f"DELETE FROM {self._t('chunks')} WHERE doc_key = ANY(%s)", (keys,))
+            cur.execute(f"DELETE FROM {chunks_table} WHERE doc_key = ANY(%s)", (keys,))
             if rows:
-                columns = (
-                    "id, doc_key, root, path, collection, doc_type, title, heading_path, chunk_index, text, embed_text, "
-                    "page, start_line, end_line, tags, date, fields, metadata, overlap, tsv, tf, tlen, embedding"
-                )
-                with cur.copy(f"COPY {self._t('chunks')} ({columns}) FROM STDIN") as copy:
-                    for row in rows:
-                        copy.write_row(row)
+                cur.execute(f"SELECT EXISTS (SELECT 1 FROM {chunks_table})")
+                if not cur.fetchone()[0]:
+                    cur.execute(f"DROP INDEX IF EXISTS {self._t('chunks_embedding')}")
+                with cur.copy(f"COPY {chunks_table} ({_CHUNK_COLUMNS}) FROM STDIN (FORMAT binary)") as copy:
+                    copy.write(pg_copy.HEADER)
+                    for start in range(0, len(rows), 256):
+                        copy.write(b"".join(rows[start : start + 256]))
+                    copy.write(pg_copy.TRAILER)
             self._put_records(cur, [r for r, _, _ in items])
 
     def _put_records(self, cur, records: Sequence[DocumentRecord]) -> None:
@@ -386,9 +352,10 @@ class PostgresStore:
                 rows = cur.fetchall()
         return [(self._to_chunk(r), 1.0 - float(r[17])) for r in rows]
 
-    def _weights(self, cur, weighted: dict[str, float]) -> tuple[list[str], list[float], float, float]:
-        """Per-term BM25 weights (boost · idf · (k1 + 1)) of the terms the index holds, and the
-        length normalisation ``k1·(1 − b)`` + ``k1·b/avgdl`` · length as two constants."""
+    def _weights(self, cur, weighted: dict[str, float]) -> tuple[list[str], list[float], list[int], float, float]:
+        """Per-term BM25 weights (boost · idf · (k1 + 1)) and document frequencies of the terms
+        the index holds, and the length normalisation ``k1·(1 − b)`` + ``k1·b/avgdl`` · length
+        as two constants."""
         cur.execute(f"SELECT chunks, terms FROM {self._t('stats')}")
         n, total = cur.fetchone()
         cur.execute(f"SELECT term, df FROM {self._t('terms')} WHERE term = ANY(%s)", (list(weighted),))
@@ -396,25 +363,65 @@ class PostgresStore:
         terms = [t for t in weighted if found.get(t)]
         weights = [weighted[t] * lexical.idf(max(n, 1), found[t]) * (lexical.K1 + 1) for t in terms]
         avgdl = total / n if n else 1.0
-        return terms, weights, lexical.K1 * (1 - lexical.B), lexical.K1 * lexical.B / max(avgdl, 1e-9)
+        return terms, weights, [found[t] for t in terms], lexical.K1 * (1 - lexical.B), lexical.K1 * lexical.B / max(avgdl, 1e-9)
 
-    def _bm25(self, cur, weighted: dict[str, float], match: str, params: list[Any], k: int) -> list[tuple]:
-        """BM25 (see ``lexical``) of the rows matching ``match``: term weights are computed once,
-        then each row costs a few JSONB lookups (no per-row joins)."""
-        terms, weights, base, per_len = self._weights(cur, weighted)
+    def _bm25(self, cur, weighted: dict[str, float], match: str, params: list[Any], k: int, prune: bool = True) -> list[tuple]:
+        """The top ``k`` rows matching ``match`` by BM25 (see ``lexical``).
+
+        Scoring every row that holds any query term grows with the corpus (a common word
+        matches most chunks), so this prunes as MaxScore does, with the same result: a term adds
+        less than its weight to any row, so once ``θ`` (the k-th best score among the rows that
+        hold the rarest terms) is known, rows holding only common terms whose weights sum to at
+        most ``θ`` cannot enter the top k, and only rows holding one of the other terms
+        (found through the GIN index) are scored."""
+        terms, weights, dfs, base, per_len = self._weights(cur, weighted)
         if not terms:
             return []
-        lookups = ", ".join(f"coalesce((c.tf ->> %s)::float8, 0) AS t{i}" for i in range(len(terms)))
+        if not prune or sum(dfs) <= self.prune_above_matches:
+            return self._bm25_rows(cur, terms, weights, base, per_len, terms, match, params, k)
+        rare_first = sorted(range(len(terms)), key=lambda i: (-weights[i], terms[i]))
+        probe: list[str] = []
+        matched = 0
+        for i in rare_first:
+            if probe and matched >= self.probe_matches:
+                break
+            probe.append(terms[i])
+            matched += dfs[i]
+        rows = self._bm25_rows(cur, terms, weights, base, per_len, probe, match, params, k)
+        if len(probe) == len(terms):
+            return rows  # the probe already looked at every matching row
+        theta = float(rows[-1][17]) if len(rows) == k else 0.0
+        skip: set[str] = set()
+        budget = 0.0
+        for i in reversed(rare_first):  # the commonest terms first
+            if budget + weights[i] > theta:
+                break
+            budget += weights[i]
+            skip.add(terms[i])
+        essential = [t for t in terms if t not in skip]
+        if set(essential) <= set(probe):
+            return rows  # every row that can reach the top k was among the probed ones
+        return self._bm25_rows(cur, terms, weights, base, per_len, essential, match, params, k)
+
+    def _bm25_rows(self, cur, terms, weights, base, per_len, required, match, params, k) -> list[tuple]:
+        """BM25 over ``terms`` of the rows holding any of ``required``. The weights are computed
+        once; each row's term frequencies are decompressed once (``tf || '{}'`` in a subquery
+        the planner keeps) and read with one JSONB lookup a term. The GIN index finds the rows:
+        the planner's row estimates for OR-ed terms often pick a scan of the whole table,
+        which decompresses every row's ``tsv``."""
+        lookups = ", ".join(f"coalesce((d.tf ->> %s)::float8, 0) AS t{i}" for i in range(len(terms)))
         score = " + ".join(f"%s * x.t{i} / (x.t{i} + %s + %s * c.tlen)" for i in range(len(terms)))
         score_args: list[Any] = []
         for w in weights:
             score_args += [w, base, per_len]
         sql = (
             f"SELECT {_COLS}, {score} AS score FROM {self._t('chunks')} c "
-            f"CROSS JOIN LATERAL (SELECT {lookups}) x WHERE c.tsv @@ %s::tsquery AND {match} "
+            "CROSS JOIN LATERAL (SELECT c.tf || '{}'::jsonb AS tf OFFSET 0) d "
+            f"CROSS JOIN LATERAL (SELECT {lookups} OFFSET 0) x WHERE c.tsv @@ %s::tsquery AND {match} "
             "ORDER BY score DESC, id LIMIT %s"
         )
-        cur.execute(sql, [*score_args, *terms, _tsquery(terms), *params, k])
+        cur.execute("SELECT set_config('enable_seqscan', 'off', true)")
+        cur.execute(sql, [*score_args, *terms, _tsquery(required), *params, k])
         return cur.fetchall()
 
     def text_search(
@@ -463,7 +470,7 @@ class PostgresStore:
         if not ids or not weighted:
             return {}
         with self._read() as cur:
-            rows = self._bm25(cur, weighted, "c.id = ANY(%s)", [list(ids)], len(ids))
+            rows = self._bm25(cur, weighted, "c.id = ANY(%s)", [list(ids)], len(ids), prune=False)
         return {r[0]: float(r[17]) for r in rows if r[17] > 0}
 
     def get_chunks(self, ids: Sequence[str]) -> list[Chunk]:
@@ -523,17 +530,23 @@ class PostgresStore:
         """Nothing to do: every read sees the last committed writes."""
 
     def optimize(self) -> None:
-        """Refresh the planner's statistics after bulk changes (the indexes stay current by themselves)."""
+        """Build the HNSW index if a bulk load dropped it, and refresh the planner's statistics."""
         import psycopg
 
         try:
             with self._pool.connection() as conn:
                 conn.autocommit = True
+                conn.execute(f"SET maintenance_work_mem = '{HNSW_BUILD_MEMORY}'")
+                conn.execute(
+                    f"CREATE INDEX IF NOT EXISTS {self._t('chunks_embedding')} "
+                    f"ON {self._t('chunks')} USING hnsw (embedding vector_cosine_ops)"
+                )
+                conn.execute("RESET maintenance_work_mem")
                 for table in ("chunks", "documents", "terms"):
                     conn.execute(f"ANALYZE {self._t(table)}")
                 conn.autocommit = False
         except psycopg.Error as exc:
-            log.warning("ANALYZE failed: %s", exc)
+            log.warning("building the vector index or ANALYZE failed: %s", exc)
 
     def reset(self) -> None:
         """Drop every docshelf table of this prefix and create them again (``index --force``)."""

@@ -1,0 +1,145 @@
+"""PostgreSQL-only mechanics the backend-agnostic suite cannot see: the binary COPY row format,
+the HNSW index deferred during a bulk load, and keyword pruning that must not change results."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+
+import numpy as np
+import pytest
+
+from backend_urls import fresh_url
+from docshelf.models import Chunk, DocumentRecord, SearchFilters
+from docshelf.stores import open_store
+
+DIM = 8
+
+
+@pytest.fixture
+def store(request, tmp_path):
+    store = open_store(tmp_path / "unused", DIM, fresh_url("postgres", request, tmp_path))
+    yield store
+    store.close()
+
+
+def doc(path: str, texts: list[str], rng, **chunk_fields) -> tuple[DocumentRecord, list[Chunk], np.ndarray]:
+    chunks = [
+        Chunk(id=f"{path}#{i}", root="/r", path=path, collection=chunk_fields.get("collection", "main"),
+              doc_type="doc", title=path, heading_path=(path,), chunk_index=i, text=t, embed_text=t,
+              **{k: v for k, v in chunk_fields.items() if k != "collection"})
+        for i, t in enumerate(texts)
+    ]
+    vectors = rng.standard_normal((len(texts), DIM)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    record = DocumentRecord(root="/r", path=path, sha256="0" * 64, size=1, mtime_ns=1, status="indexed",
+                            collection="main", doc_type="doc", chunk_count=len(chunks))
+    return record, chunks, vectors
+
+
+def has_hnsw(store) -> bool:
+    with store._read() as cur:
+        cur.execute("SELECT to_regclass(%s) IS NOT NULL", (store._t("chunks_embedding"),))
+        return cur.fetchone()[0]
+
+
+def test_binary_copy_keeps_every_field_and_the_exact_vector(store):
+    rng = np.random.default_rng(1)
+    hostile = "tab\there, new\nline, back\\slash, 'quote' \"dq\" {brace} [1,2] — café ☃ 𝄞"
+    record, chunks, vectors = doc("a b/ü.md", [hostile, "plain"], rng, tags=("Ops", "x,y"), page=3, start_line=7,
+                                  end_line=9, date="2024-02-29", metadata_json='{"k": "v\\n", "n": [1, 2]}', overlap=5)
+    chunks[0] = dataclasses.replace(chunks[0], heading_path=('He said "hi"', "{a,b}", ""))
+    chunks[1] = dataclasses.replace(chunks[1], page=None, date=None, heading_path=())
+    store.replace_documents([(record, chunks, vectors)])
+    got = store.get_chunks([c.id for c in chunks])
+    assert [g.text for g in got] == [hostile, "plain"]
+    assert got[0].heading_path == ('He said "hi"', "{a,b}", "")
+    assert (got[0].tags, got[0].page, got[0].start_line, got[0].end_line, got[0].date, got[0].overlap) == (
+        ("ops", "x,y"), 3, 7, 9, "2024-02-29", 5)
+    assert (got[1].page, got[1].date, got[1].heading_path, got[1].tags) == (None, None, (), ("ops", "x,y"))
+    assert json.loads(got[0].metadata_json) == {"k": "v\n", "n": [1, 2]}
+    stored = store.document_vectors("/r", "a b/ü.md")
+    assert np.array_equal(stored[hostile], vectors[0]) and np.array_equal(stored["plain"], vectors[1])
+    assert [c.id for c, _ in store.text_search("café quote", 5)] == [chunks[0].id]
+    assert [c.id for c, _ in store.text_search("plain", 5, SearchFilters(tags_all=("x,y",)))] == [chunks[1].id]
+
+
+def test_bulk_load_builds_the_vector_index_once_at_the_end(store):
+    rng = np.random.default_rng(2)
+    first = [doc(f"d{i}.md", [f"text {i} {j}" for j in range(3)], rng) for i in range(20)]
+    assert has_hnsw(store)
+    store.replace_documents(first)
+    assert not has_hnsw(store)  # dropped for the load into an empty table
+    query = first[3][2][1]
+    exact = [c.id for c, _ in store.vector_search(query, 5)]
+    assert exact[0] == "d3.md#1"
+    store.optimize()
+    assert has_hnsw(store)
+    assert [c.id for c, _ in store.vector_search(query, 5)] == exact
+    store.replace_documents([doc("late.md", ["later"], rng)])
+    assert has_hnsw(store)  # a table with rows keeps its index: later writes update it in place
+    assert store.count_chunks() == 61
+
+
+def test_pruned_keyword_search_returns_exactly_what_scoring_every_match_returns(store):
+    """Zipf-like vocabulary: common words match most chunks, so the MaxScore pruning skips them."""
+    rng = np.random.default_rng(3)
+    vocab = [f"w{i}" for i in range(300)]
+    weights = 1.0 / np.arange(1, 301)
+    weights /= weights.sum()
+    docs = []
+    for d in range(60):
+        texts = [" ".join(rng.choice(vocab, size=int(rng.integers(5, 40)), p=weights)) for _ in range(5)]
+        docs.append(doc(f"z{d}.md", texts, rng, collection=f"c{d % 3}"))
+    store.replace_documents(docs)
+    store.optimize()
+    queries = [" ".join(rng.choice(vocab, size=int(rng.integers(2, 7)), p=weights)) for _ in range(40)]
+    queries += ["w0 w1 w2 w250", "w299 w0", "w0"]
+    seen: list[tuple[int, int]] = []
+    original = store._bm25_rows
+
+    def spy(cur, terms, *rest):
+        seen.append((len(terms), len(rest[4])))  # how many terms are scored / required to match
+        return original(cur, terms, *rest)
+
+    for filters in (None, SearchFilters(collections=("c1",))):
+        store.prune_above_matches = 10**9
+        full = [[(c.id, round(s, 9)) for c, s in store.text_search(q, 7, filters)] for q in queries]
+        store.prune_above_matches, store.probe_matches = 0, 5
+        store._bm25_rows = spy
+        pruned = [[(c.id, round(s, 9)) for c, s in store.text_search(q, 7, filters)] for q in queries]
+        store._bm25_rows = original
+        assert pruned == full
+        assert sum(len(r) for r in full) > 150
+    assert any(required < scored for scored, required in seen)  # pruning did skip terms
+
+
+def test_runs_on_the_key_citus_needs(request, tmp_path, write):
+    """The README's Citus recipe makes the chunks' primary key (doc_key, id); docshelf must not
+    rely on ``id`` alone being the key (index, edit, delete, search, get by id)."""
+    from docshelf.config import Settings
+    from docshelf.embedders.fake import FakeEmbedder
+    from docshelf.service import Docshelf
+
+    url = fresh_url("postgres", request, tmp_path)
+    docs = tmp_path / "docs"
+    write(docs, "a.md", "# A\n\nThe kestrel hovers over the field.\n")
+    write(docs, "b.md", "# B\n\nThe heron waits in the reeds.\n")
+    shelf = Docshelf(Settings(index_dir=tmp_path / "i", store=url), embedder=FakeEmbedder())
+    shelf.index([docs])
+    store = shelf.store
+    with store._write() as cur:
+        cur.execute(f"ALTER TABLE {store._t('chunks')} DROP CONSTRAINT {store._t('chunks_pkey')}, "
+                    "ADD PRIMARY KEY (doc_key, id)")
+        cur.execute(f"CREATE INDEX {store._t('chunks_id')} ON {store._t('chunks')} (id)")
+    write(docs, "a.md", "# A\n\nThe kestrel hovers over the meadow at dawn.\n")
+    (docs / "b.md").unlink()
+    write(docs, "c.md", "# C\n\nThe heron and the kestrel share the marsh.\n")
+    report = shelf.index([docs])
+    assert (len(report.added), len(report.updated), len(report.removed)) == (1, 1, 1)
+    hits = shelf.search("kestrel", mode="keyword", k=5).hits
+    assert sorted(h.path for h in hits) == ["a.md", "c.md"]
+    assert [c.text for c in store.get_chunks([hits[0].chunk_id])] == [hits[0].text]
+    assert [h.path for h in shelf.search("heron reeds", mode="keyword").hits] == ["c.md"]
+    shelf.release_writer()
+    store.close()
