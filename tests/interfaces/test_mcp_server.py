@@ -28,7 +28,7 @@ pytestmark = [pytest.mark.e2e, pytest.mark.timeout(180)]
 
 TOOLS = {
     "search_docs": {"query", "k", "mode", "collection", "doc_type", "date_from", "date_to", "path_prefix", "tags",
-                    "linked_to"},
+                    "linked_to", "min_score"},
     "search_glossary": {"query", "k", "mode"},
     "get_document": {"path", "doc_id", "lines", "page", "section", "max_chars"},
     "read_neighbors": {"chunk_id", "before", "after"},
@@ -82,6 +82,14 @@ def test_every_tool_over_stdio(tmp_path: Path, corpus: Path) -> None:
             assert await paths_found(s, "quasar", date_to="2023-12-31") == {"notes/release.md"}
             assert await paths_found(s, "quasar", path_prefix="notes/") == {"notes/release.md"}
             assert await paths_found(s, "widgets", tags=["terms"]) == {"glossary/frobnicator.md"}
+            # min_score drops the hits that score under it (the scores are absolute estimates).
+            loose = await call(s, "search_docs", query="how do I install the widgetron toolkit", k=10)
+            floor = loose["hits"][0]["score"] - 1e-4
+            strict = await call(s, "search_docs", query="how do I install the widgetron toolkit", k=10, min_score=floor)
+            assert len(loose["hits"]) > 1 and [h["path"] for h in strict["hits"]] == [loose["hits"][0]["path"]]
+            assert (await call(s, "search_docs", query="recipe for banana bread", min_score=0.3))["hits"] == []
+            assert await call_error(s, "search_docs", query="x", min_score=1.5) == (
+                "Error executing tool search_docs: min_score: must be between 0.0 and 1.0, got 1.5")
             assert await call_error(s, "search_docs", query="x", k=101) == (
                 "Error executing tool search_docs: k: must be between 1 and 100, got 101")
             assert await call_error(s, "search_docs", query="   ") == (

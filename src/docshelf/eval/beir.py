@@ -2,8 +2,9 @@
 
 Each corpus record (``title`` + ``text``) becomes one Markdown file (``# title`` then the
 text) and is indexed like any user document: parsed, chunked, embedded, stored. The files
-and the index live under a cache folder keyed by the corpus hash, the embedder's model id
-and the chunker settings, so a second ``docshelf eval`` on the same data and model reuses
+and the index live under a cache folder keyed by the corpus hash, the embedder's model id,
+the chunker settings and the pipeline code (``pipeline_fingerprint``: a parser or chunker
+change is another cache entry, never a stale index), so a second ``docshelf eval`` on the same data and model reuses
 the embedded corpus; an interrupted build resumes (indexing is incremental).
 """
 
@@ -99,13 +100,29 @@ def materialize(dataset: BeirDataset, docs_dir: Path) -> dict[str, str]:
     return names
 
 
+PIPELINE_CODE = ("pipeline/parsers", "pipeline/chunk.py", "pipeline/discover.py", "analysis.py")
+"""The code that decides what an index holds for a file: how it is found, parsed, chunked and tokenised."""
+
+
+def pipeline_fingerprint(package: Path | None = None) -> str:
+    """A short hash of the source of ``PIPELINE_CODE`` (in ``package``, default: docshelf's own),
+    so that editing a parser or the chunker invalidates every cached eval index."""
+    base = package or Path(__file__).resolve().parent.parent
+    h = hashlib.sha256()
+    for part in PIPELINE_CODE:
+        path = base / part
+        for file in sorted(path.rglob("*.py")) if path.is_dir() else [path]:
+            h.update(file.relative_to(base).as_posix().encode() + b"\0" + file.read_bytes() + b"\0")
+    return h.hexdigest()[:10]
+
+
 def cache_key(dataset: BeirDataset, model_id: str, chunk_tokens: int, overlap: int) -> str:
     from ..service import SCHEMA_VERSION  # an index of another schema is refused, so it is another cache entry
 
     model = _SAFE.sub("_", model_id)
     return (
         f"{dataset.name}-{corpus_hash(dataset.corpus_path)}/"
-        f"{model}-c{chunk_tokens}o{overlap}-v{CACHE_VERSION}s{SCHEMA_VERSION}"
+        f"{model}-c{chunk_tokens}o{overlap}-v{CACHE_VERSION}s{SCHEMA_VERSION}p{pipeline_fingerprint()}"
     )
 
 

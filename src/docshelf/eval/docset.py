@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import ConfigError
+from .beir import pipeline_fingerprint
 
 KINDS = ("howto", "paraphrase", "identifier", "typo", "error", "unanswerable")
 QUESTIONS = "questions.jsonl"
@@ -122,5 +123,5 @@ def docset_cache_key(docset: DocSet, model_id: str, chunk_tokens: int, overlap: 
 
     return (
         f"docset-{docset.name}-{docs_hash(docset.docs_dir)}/"
-        f"{_SAFE.sub('_', model_id)}-c{chunk_tokens}o{overlap}-s{SCHEMA_VERSION}"
+        f"{_SAFE.sub('_', model_id)}-c{chunk_tokens}o{overlap}-s{SCHEMA_VERSION}p{pipeline_fingerprint()}"
     )

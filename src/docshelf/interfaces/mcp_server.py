@@ -174,6 +174,7 @@ def build_server(runtime: ServerRuntime, *, response_chars: int = DEFAULT_RESPON
         path_prefix: arg(SearchRequest, "path_prefix", Optional[str]) = None,
         tags: arg(SearchRequest, "tags_any", Optional[list[str]]) = None,
         linked_to: arg(SearchRequest, "linked_to", Optional[list[str]]) = None,
+        min_score: arg(SearchRequest, "min_score", float) = 0.0,
     ) -> SearchOut:
         """Search the user's indexed documentation and return the best-matching passages, ranked.
 
@@ -181,7 +182,9 @@ def build_server(runtime: ServerRuntime, *, response_chars: int = DEFAULT_RESPON
         comparable across queries), and citation fields (path, title, heading_path, page,
         start_line/end_line) to quote the source. The response's confidence says whether the
         documents answer the query at all: on 'low', read the passages critically or rephrase;
-        on 'none', tell the user the documentation does not seem to cover it instead of guessing. Use read_neighbors with a
+        on 'none', tell the user the documentation does not seem to cover it instead of guessing.
+        min_score drops weak hits (0.3 keeps only those that may answer). Misspelt words are
+        corrected against the documents' vocabulary (the note says which). Use read_neighbors with a
         hit's chunk_id for surrounding text, or get_document with its path for the whole document.
         Texts are shortened when the response would exceed the server's size budget (the note
         says so). While the embedding model is still loading, semantic and hybrid searches return
@@ -189,7 +192,8 @@ def build_server(runtime: ServerRuntime, *, response_chars: int = DEFAULT_RESPON
         """
         return run_search(SearchRequest(
             query=query, k=k, mode=mode, collections=collection, doc_types=doc_type, date_from=date_from,
-            date_to=date_to, path_prefix=path_prefix, tags_any=tags, linked_to=linked_to, max_chars=response_chars,
+            date_to=date_to, path_prefix=path_prefix, tags_any=tags, linked_to=linked_to, min_score=min_score,
+            max_chars=response_chars,
         ))
 
     scope = _scope_text(settings)

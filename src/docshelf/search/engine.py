@@ -5,6 +5,9 @@
 - fuzzy: the same full-text index queried term by term with edit-distance matching, plus
   joined forms of adjacent words (``pic sure`` → ``picsure``), for names and typos.
 - hybrid (default): both lists fused with confidence-aware score fusion (``fuse.py``).
+  Misspelt words (unknown to the index but close to an indexed word, ``typos.py``) are
+  corrected: the corrected query is embedded and its BM25 joins the keyword side, a
+  corrected term counting less than an exact one.
 
 Every filter is pushed into the store's query (evaluated before top-k). Each mode ranks
 by its own scores; the score a hit shows is an absolute relevance estimate in [0, 1],
@@ -36,6 +39,7 @@ from .diversity import Group, diversify
 from .fuse import FusionParams, bm25_to_unit, cosine_to_unit, exact_bonus, fuse_hybrid, short_prior
 from .highlight import highlight_spans
 from .rerank import Reranker
+from .typos import TypoParams, correct, corrected_query
 
 _WORD = re.compile(r"[A-Za-z0-9]+")
 QUERY_CACHE_SIZE = 256  # query embeddings kept (384 floats each: ~0.4 MB in all)
@@ -51,6 +55,7 @@ class SearchOptions:
     dup_threshold: float = 0.9
     fusion: FusionParams = FusionParams()
     calibration: CalibrationParams = CalibrationParams()
+    typos: TypoParams = TypoParams()
 
 
 class Searcher:
@@ -104,6 +109,7 @@ class Searcher:
         if mode in ("semantic", "hybrid") and not self.semantic_ready():
             note = "the embedding model is still loading: these are keyword results; semantic ranking follows shortly"
             ran = "keyword"
+        self._local.fixes = {}
         with _snapshot(self.store):  # every read of this search sees one commit of the index
             if ran == "keyword":
                 scored = self.keyword(query, n, filters)
@@ -114,15 +120,19 @@ class Searcher:
             else:
                 scored = self.hybrid(query, n, filters)
         evidence, self._local.evidence = getattr(self._local, "evidence", {}), {}
+        fixes, meant = self._local.fixes, query  # meant: the query with its typos corrected
+        if fixes:
+            meant = corrected_query(query, fixes)
+            note = "; ".join(n for n in (note, "corrected " + ", ".join(f"{a} → {b}" for a, b in fixes.items())) if n)
         reranked = self.reranker is not None and self.reranker.enabled and ran != "fuzzy"
         if reranked:
-            scored = self.reranker.rerank(query, scored)  # type: ignore[union-attr]
+            scored = self.reranker.rerank(meant, scored)  # type: ignore[union-attr]
         groups = diversify(
             scored, k, per_doc=per_doc, max_merge=self.options.max_merge, dup_threshold=self.options.dup_threshold,
         )
-        hits = [group_to_hit(g, ran, query) for g in groups]
+        hits = [group_to_hit(g, ran, meant) for g in groups]
         if not reranked:  # a cross-encoder's probabilities are already absolute
-            estimates = capped([self.estimate(query, g, evidence.get(g.best.id, (None, None))) for g in groups])
+            estimates = capped([self.estimate(meant, g, evidence.get(g.best.id, (None, None))) for g in groups])
             hits = [replace(h, score=round(s, 6)) for h, s in zip(hits, estimates, strict=True)]
         hits = [h for h in hits if h.score >= min_score]
         return SearchResult(
@@ -180,26 +190,44 @@ class Searcher:
         self._local.evidence = {c.id: (s, None) for c, s in rows}
         return [(c, cosine_to_unit(s)) for c, s in rows]
 
-    def hybrid(self, query: str, n: int, filters: SearchFilters | None) -> list[tuple[Chunk, float]]:
-        text = query_text(query)
+    def _pool(
+        self, text: str, query: str, n: int, filters: SearchFilters | None
+    ) -> tuple[dict[str, Chunk], dict[str, float], dict[str, float]]:
+        """Hybrid's candidates (BM25 and dense top-n) with their raw BM25 and cosine scores."""
         pooled = self.options.fusion.method == "zconf"
         if pooled and isinstance(self.store, PoolSearch):
             # One store call: both lists, every candidate scored by both retrievers.
             lexical, dense, den, lex = self.store.candidate_pool(text, lambda: self.embed_query(query), n, filters)
             chunks = {c.id: c for c, _ in lexical} | {c.id: c for c, _ in dense}
+            return chunks, lex, {i: den.get(i, 0.0) for i in chunks}
+        vector = self.embed_query(query)
+        lexical = self.store.text_search(text, n, filters)
+        dense = self.store.vector_search(vector, n, filters)
+        chunks = {c.id: c for c, _ in lexical} | {c.id: c for c, _ in dense}
+        lex = {c.id: s for c, s in lexical}
+        den = {c.id: s for c, s in dense}
+        if pooled and isinstance(self.store, ScoreLookup):
+            # One shared pool: score every candidate with both retrievers.
+            den |= self.store.vector_scores(vector, [i for i in chunks if i not in den])
+            lex |= self.store.text_scores(text, [i for i in chunks if i not in lex])
             den = {i: den.get(i, 0.0) for i in chunks}
-        else:
-            vector = self.embed_query(query)
-            lexical = self.store.text_search(text, n, filters)
-            dense = self.store.vector_search(vector, n, filters)
-            chunks = {c.id: c for c, _ in lexical} | {c.id: c for c, _ in dense}
-            lex = {c.id: s for c, s in lexical}
-            den = {c.id: s for c, s in dense}
-            if pooled and isinstance(self.store, ScoreLookup):
-                # One shared pool: score every candidate with both retrievers.
-                den |= self.store.vector_scores(vector, [i for i in chunks if i not in den])
-                lex |= self.store.text_scores(text, [i for i in chunks if i not in lex])
-                den = {i: den.get(i, 0.0) for i in chunks}
+        return chunks, lex, den
+
+    def hybrid(self, query: str, n: int, filters: SearchFilters | None) -> list[tuple[Chunk, float]]:
+        text = query_text(query)
+        chunks, lex, den = self._pool(text, query, n, filters)
+        fixes = correct(query, self.store, list(chunks.values()), self.options.typos)
+        self._local.fixes = fixes
+        if fixes:
+            # The corrected query's pool (its BM25 holds every exact term too, and the dense
+            # side embeds what was meant); a corrected term counts ``weight`` of an exact one:
+            # BM25 is a sum over terms, so the corrected part is the difference of the two.
+            fixed = corrected_query(query, fixes)
+            chunks, corrected, den = self._pool(query_text(fixed), fixed, n, filters)
+            exact = (self.store.text_scores(text, list(chunks)) if isinstance(self.store, ScoreLookup)
+                     else {i: s for i, s in lex.items() if i in chunks})
+            w = self.options.typos.weight
+            lex = {i: exact.get(i, 0.0) + w * max(0.0, corrected.get(i, 0.0) - exact.get(i, 0.0)) for i in chunks}
         fused = fuse_hybrid(lex, den, self.options.fusion)
         params = self.options.fusion
         # Short *whole* sections only (no overlap: not the tail of a long section, e.g. an abstract's last chunk).

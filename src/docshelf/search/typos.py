@@ -1,0 +1,145 @@
+"""Typo correction for the default (hybrid) mode: which query words are misspellings, and of what.
+
+A query word counts as a typo only when it is both
+
+- **unknown**: it occurs nowhere in the index (not among the keyword candidates, and an
+  edit-distance search through the full-text index finds no chunk holding it), and
+- **not an ordinary English word**: a whole word of the shipped MiniLM WordPiece vocabulary
+  (about 20k English words) is the reader's own word (``went``, ``helm``, ``bread``), not a
+  slip, however close it is to an indexed one, and
+- **close to a known word**: a word of the index one edit away (a letter missing, added,
+  changed, or two swapped; two edits from ``long_word`` letters on; 3 letters or fewer are
+  never corrected), starting with the same letter (typists rarely miss the first one),
+  found in at least ``min_chunks`` of the chunks that search returns.
+
+An unknown word that is near no indexed word is not a typo: it is a paraphrase (the reader's
+word, not the documentation's), and the dense side is left to find the page, with the fusion's
+dense share rule unchanged. Both checks
+use one store query per unknown word (``Store.text_search`` with ``fuzziness`` 1, or 2 from six
+letters on, see ``probe_text``), and only words absent from the keyword candidates are checked, so an
+ordinary query costs nothing extra.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+from ..analysis import searchable_text
+from ..models import Chunk
+from ..protocols import Store
+from ..stores.lexical import stem, words
+
+
+@dataclass(frozen=True)
+class TypoParams:
+    """Chosen on docs set A (benchmarks/README.md)."""
+
+    enabled: bool = True
+    max_checks: int = 3  # unknown-looking words checked per query (one store query each)
+    probe: int = 20  # chunks the edit-distance search returns per checked word
+    min_chunks: int = 1  # ...of which at least this many must hold the correction
+    long_word: int = 10  # from this many letters on, two edits are allowed
+    weight: float = 0.8  # a corrected term's BM25 counts this much of an exact term's
+
+
+def correct(query: str, store: Store, candidates: Sequence[Chunk], params: TypoParams) -> dict[str, str]:
+    """Misspelt query words (folded, as the index reads them) → the indexed word meant."""
+    if not params.enabled:
+        return {}
+    texts = [c.embed_text.lower() for c in candidates]
+    found: dict[str, str] = {}
+    checked = 0
+    for word in dict.fromkeys(words(query)):
+        if checked >= params.max_checks:
+            break
+        if len(word) < 4 or not word.isalpha():
+            continue
+        root = stem(word)
+        if any(word in t or root in t for t in texts):
+            continue  # known: a keyword candidate holds it
+        if word in english_words():
+            continue  # the reader's own word, not a slip
+        checked += 1
+        fix = _nearest(word, store.text_search(probe_text(word), params.probe, None, fuzziness=1 if len(word) <= 5 else 2), params)
+        if fix:
+            found[word] = fix
+    return found
+
+
+def probe_text(word: str) -> str:
+    """What the edit-distance search looks for: the index holds stems and measures plain edit
+    distance to them, so ``recieve`` is only two edits from ``receiv`` as its own stem
+    ``reciev``, and ``exceptoin`` only near ``except`` without its last letters."""
+    variants = [word, stem(word)]
+    if len(word) >= 7:
+        variants.append(word[:-2])
+    return " ".join(dict.fromkeys(variants))
+
+
+def _nearest(word: str, rows: Sequence[tuple[Chunk, float]], params: TypoParams) -> str | None:
+    """The closest indexed word to ``word`` among these chunks (None when ``word`` itself is
+    indexed, i.e. known, or when no word is close enough)."""
+    limit = 2 if len(word) >= params.long_word else 1
+    root = stem(word)
+    seen: Counter[str] = Counter()
+    distance: dict[str, int] = {}
+    for chunk, _ in rows:
+        vocabulary = set(words(searchable_text(chunk.embed_text)))
+        if word in vocabulary or any(stem(v) == root for v in vocabulary if v[:1] == word[:1]):
+            return None  # the word is indexed after all (only ranked below the candidates)
+        for v in vocabulary:
+            if v[:1] != word[:1] or v.isdigit():
+                continue
+            d = distance.get(v)
+            if d is None:
+                d = distance[v] = edits(word, v, limit)
+            if d <= limit:
+                seen[v] += 1
+    close = [v for v, n in seen.items() if n >= params.min_chunks]
+    if not close:
+        return None
+    return min(close, key=lambda v: (distance[v], -seen[v], v))
+
+
+def edits(a: str, b: str, limit: int) -> int:
+    """Edit distance with adjacent swaps counted as one edit (optimal string alignment),
+    ``limit + 1`` as soon as it must exceed ``limit``."""
+    if abs(len(a) - len(b)) > limit:
+        return limit + 1
+    before: list[int] = []
+    previous = list(range(len(b) + 1))
+    for i in range(1, len(a) + 1):
+        current = [i] + [0] * len(b)
+        for j in range(1, len(b) + 1):
+            cost = a[i - 1] != b[j - 1]
+            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                current[j] = min(current[j], before[j - 2] + 1)
+        if min(current) > limit:
+            return limit + 1
+        before, previous = previous, current
+    return min(previous[-1], limit + 1)
+
+
+@lru_cache(maxsize=1)
+def english_words() -> frozenset[str]:
+    """Whole alphabetic words of the MiniLM WordPiece vocabulary that ships with docshelf."""
+    from ..embedders.onnx_minilm import DATA_DIR
+
+    vocab = json.loads((DATA_DIR / "tokenizer.json").read_text(encoding="utf-8"))["model"]["vocab"]
+    return frozenset(w for w in vocab if w.isalpha() and w.isascii())
+
+
+def corrected_query(query: str, fixes: dict[str, str]) -> str:
+    """``query`` with each misspelt word replaced by its correction (case-insensitive, whole words)."""
+    for wrong, right in fixes.items():
+        query = re.sub(r"(?<![^\W_])" + re.escape(wrong) + r"(?![^\W_])", right, query, flags=re.IGNORECASE)
+    return query
+
+
+__all__ = ["TypoParams", "correct", "corrected_query", "edits", "english_words"]

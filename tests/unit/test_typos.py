@@ -1,0 +1,42 @@
+"""Typo correction's pure parts: the edit distance, the English-word guard, the rewritten query."""
+
+from __future__ import annotations
+
+import pytest
+
+from docshelf.search.typos import corrected_query, edits, english_words, probe_text
+
+
+@pytest.mark.parametrize(
+    "a, b, expected",
+    [
+        ("cookie", "cookie", 0),
+        ("cokie", "cookie", 1),  # a letter missing
+        ("exceptoin", "exception", 1),  # two letters swapped: one slip, not two
+        ("subdomians", "subdomains", 1),
+        ("compile", "complex", 2),
+        ("kitten", "sitting", 3),
+    ],
+)
+def test_edits_counts_a_swap_as_one(a, b, expected):
+    assert edits(a, b, 3) == expected
+
+
+def test_edits_stops_past_the_limit():
+    assert edits("kitten", "sitting", 1) == 2
+    assert edits("a", "abcdef", 2) == 3
+
+
+def test_ordinary_english_words_are_never_typos_but_docs_jargon_is_no_english_word():
+    vocabulary = english_words()
+    assert {"went", "bread", "helm", "dying"} <= vocabulary
+    assert not {"cokie", "midleware", "websocket", "gzip"} & vocabulary
+
+
+def test_the_corrected_query_replaces_whole_words_in_any_case():
+    assert corrected_query("Cokie respnse cokies", {"cokie": "cookie", "respnse": "response"}) == "cookie response cokies"
+
+
+def test_the_probe_also_tries_the_stem_and_a_shorter_prefix():
+    assert probe_text("recieve") == "recieve reciev recie"
+    assert probe_text("alow") == "alow"
