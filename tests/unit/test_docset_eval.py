@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -97,3 +98,25 @@ def test_set_a_is_valid_and_covers_every_kind():
     assert len(kinds) >= 50 and set(kinds) == set(KINDS)
     assert kinds.count("unanswerable") >= 8
     assert (SET_A / "SOURCE.md").is_file() and (SET_A / "LICENSE.md").is_file()
+
+
+def test_a_cached_docset_index_holds_only_the_folder_being_evaluated(tmp_path):
+    """The cache is keyed on the folder's content, not its place: the same set evaluated
+    from another checkout reuses the index, and must not keep the first checkout's copy
+    (every page would be in the index twice)."""
+    from docshelf.embedders.fake import FakeEmbedder
+    from docshelf.eval.docset_runner import open_docset_index
+
+    rows = [{"query": "how to start", "kind": "howto", "path": "guide.md", "heading": "Start",
+             "start_line": 1, "end_line": 3}]
+    first, second = tmp_path / "checkout-a" / "guide", tmp_path / "checkout-b" / "guide"
+    for folder in (first, second):
+        _write_set(folder, rows)
+        (folder / "docs" / "guide.md").write_text("# Start\n\nRun the server with one command.\n")
+    cache = tmp_path / "cache"
+    chunks = open_docset_index(load_docset(first), cache_dir=cache, embedder=FakeEmbedder()).service.store.count_chunks()
+    shutil.rmtree(first)  # a deleted worktree: a missing root is kept by design, so the eval must drop it
+    index = open_docset_index(load_docset(second), cache_dir=cache, embedder=FakeEmbedder())
+    assert {r.root for r in index.service.store.records()} == {str((second / "docs").resolve())}
+    assert index.service.store.count_chunks() == chunks
+    assert [i.path for i in index.service.root_infos()] == [str((second / "docs").resolve())]

@@ -97,6 +97,13 @@ def open_docset_index(
         index_dir = Path(tempfile.mkdtemp(prefix="docshelf-eval-")) / "index"
     service = Docshelf(base.model_copy(update={"index_dir": index_dir, "roots": [docset.docs_dir]}), embedder=embedder)
     started = time.monotonic()
+    # The cache is keyed on the folder's content, not its place: the same set evaluated from
+    # another checkout reuses the index, and the first checkout's copy must go (a missing
+    # root is otherwise kept, by design, and every page would be in the index twice).
+    here = str(Path(docset.docs_dir).resolve())
+    for info in service.root_infos():
+        if info.path != here:
+            service.remove_root(info.path, lock_timeout=600)
     report = service.index([docset.docs_dir], progress=progress, lock_timeout=600)
     reused = not (report.added or report.updated or report.removed)
     names = {r.path: r.path for r in service.store.records() if r.status == "indexed"}
