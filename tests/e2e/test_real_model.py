@@ -142,5 +142,11 @@ def test_cli_indexes_and_answers_offline(tmp_path):
     result = json.loads(found.stdout)
     assert result["hits"][0]["path"] == "guides/authentication.md"
     assert result["hits"][0]["heading_path"] == ["Authentication", "Rotating the ingest token"]
+    assert "WARN" not in found.stderr, found.stderr  # no engine chatter on a user's terminal
+    typo = subprocess.run([*cli, "search", "how do I rotaet the ingst tokn?", "-k", "1"],
+                          capture_output=True, text=True, env=env, check=True)
+    assert "rotaet → rotate" in typo.stdout + typo.stderr
+    assert "Rotating the ingest token" in typo.stdout
+    assert "WARN" not in typo.stderr, typo.stderr
     status = subprocess.run([*cli, "status", "--json"], capture_output=True, text=True, env=env, check=True)
     assert json.loads(status.stdout)["documents"] == 2

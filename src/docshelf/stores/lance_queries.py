@@ -85,7 +85,8 @@ async def pool_rounds(table, text: str, qv: np.ndarray, k: int, where: str | Non
     q = table.query().nearest_to(qv).column("vector").distance_type("cosine").refine_factor(1).ef(ann_ef(k))
     if where:
         q = q.where(where)
-    dense = await q.select(["id", "vector"]).with_row_id().limit(k).to_arrow()
+    # _distance is selected (not used: cosines come from the vectors) so LanceDB does not warn
+    dense = await q.select(["id", "vector", "_distance"]).with_row_id().limit(k).to_arrow()
     lexical = await asyncio.wrap_future(lexical_job)
     if lexical is None:
         lexical = dense.schema.empty_table().append_column("_score", pa.array([], pa.float32()))
