@@ -120,3 +120,30 @@ def test_keyword_search_ranks_and_scores_as_the_embedded_store(shelves, backend)
         assert [s for _, s in got] == pytest.approx([s for _, s in want], rel=1e-4), query
         hits = shelves[backend].search(query, k=5, mode="keyword").hits
         assert [h.chunk_id for h in hits] == [h.chunk_id for h in shelves["embedded"].search(query, k=5, mode="keyword").hits]
+
+
+def test_qdrant_optimize_refits_the_average_length(tmp_path, request):
+    """Qdrant's sparse vectors are written for the average chunk length of the first write;
+    once longer documents arrive, ``optimize`` (run by ``index`` after a large change) rewrites
+    them for the true average, so scores equal the embedded store's again."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "short.md").write_text(DOCS["short.md"], encoding="utf-8")
+    embedder = FakeEmbedder()
+    qdrant = Docshelf(Settings(index_dir=tmp_path / "unused", store=fresh_url("qdrant", request, tmp_path)), embedder=embedder)
+    qdrant.index([docs])  # the stored average length: one very short chunk
+    for name, body in DOCS.items():
+        (docs / name).write_text(body, encoding="utf-8")
+    qdrant.index([docs])
+    embedded = Docshelf(Settings(index_dir=tmp_path / "index"), embedder=embedder)
+    embedded.index([docs])
+    try:
+        for query in QUERIES:
+            want = embedded.store.text_search(query, 10)
+            got = qdrant.store.text_search(query, 10)
+            assert [c.id for c, _ in got] == [c.id for c, _ in want], query
+            assert [s for _, s in got] == pytest.approx([s for _, s in want], rel=1e-4), query
+    finally:
+        for shelf in (embedded, qdrant):
+            shelf.release_writer()
+        qdrant.store.close()
