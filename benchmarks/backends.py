@@ -3,6 +3,7 @@
     python benchmarks/backends.py parity                          # all of SciFact (docshelf eval per backend)
     python benchmarks/backends.py parity --queries 100 --distractors 400   # a small subset
     python benchmarks/backends.py speed --chunks 100000           # ingest, build, latency, recall
+    python benchmarks/backends.py keyword --docs 2000             # docshelf's BM25 vs LanceDB's, scores
 
 ``parity`` reuses the embedded SciFact index of ``docshelf eval`` (cached under
 ``$DOCSHELF_EVAL_CACHE``, default ``~/.cache/docshelf/eval``; the newest cached one for the
@@ -227,6 +228,54 @@ def print_parity(table: dict[str, dict[str, float]]) -> None:
         print(f"| {mode} | " + " | ".join(cells) + " |" + "".join(f" {d} |" for d in deltas))
 
 
+def keyword(args) -> None:
+    """docshelf's BM25 (``stores/lexical.py``, the server backends' keyword side) against
+    LanceDB's full-text index on the same texts: ``--docs`` SciFact abstracts (title + text,
+    through ``searchable_text`` as the stores index them), every SciFact query."""
+    import lancedb
+    import pyarrow as pa
+    from lancedb.index import FTS
+    from lancedb.query import MatchQuery
+
+    from docshelf.analysis import searchable_text
+    from docshelf.stores import lexical
+
+    docs = {}
+    for line in (SCIFACT / "corpus.jsonl").open():
+        if len(docs) >= args.docs:
+            break
+        d = json.loads(line)
+        docs[d["_id"]] = searchable_text(f"{d['title']}\n{d['text']}")
+    table = lancedb.connect(tempfile.mkdtemp(prefix="docshelf-bm25-")).create_table(
+        "t", pa.table({"id": list(docs), "search_text": list(docs.values())}))
+    table.create_index("search_text", config=FTS(with_position=False, stem=True, remove_stop_words=True,
+                                                 ascii_folding=True), replace=True)
+    counted = {i: lexical.term_counts(t) for i, t in docs.items()}
+    n = len(counted)
+    avgdl = sum(length for _, length in counted.values()) / n
+    postings: dict[str, list[tuple[str, int, int]]] = {}
+    for i, (tf, length) in counted.items():
+        for term, f in tf.items():
+            postings.setdefault(term, []).append((i, f, length))
+    same = same_set = 0
+    worst = 0.0
+    queries = [json.loads(line)["text"] for line in (SCIFACT / "queries.jsonl").open()]
+    for q in queries:
+        rows = table.search(MatchQuery(q, "search_text"), query_type="fts").select(["id", "_score"]).limit(10).to_list()
+        want = {r["id"]: r["_score"] for r in rows}
+        got: dict[str, float] = {}
+        for term, w in lexical.query_terms(q).items():
+            idf = lexical.idf(n, len(postings.get(term, ())))
+            for i, f, length in postings.get(term, ()):
+                got[i] = got.get(i, 0.0) + w * idf * lexical.tf_weight(f, length, avgdl)
+        top = sorted(got, key=lambda i: -got[i])[:10]
+        same += top == list(want)
+        same_set += set(top) == set(want)
+        worst = max([worst, *(abs(got.get(i, 0.0) - s) / s for i, s in want.items())])
+    record({"bench": "keyword-bm25", "docs": n, "queries": len(queries), "same_top10_order": same,
+            "same_top10_set": same_set, "max_rel_score_diff": worst})
+
+
 # -- speed --------------------------------------------------------------------------------------
 def corpus_module():
     """``benchmarks/corpus.py``: the shared big-corpus builder (real SciFact text, realistic vectors)."""
@@ -328,7 +377,7 @@ def speed(args) -> None:
 def main() -> None:
     global SCIFACT
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("what", choices=["parity", "speed"])
+    parser.add_argument("what", choices=["parity", "speed", "keyword"])
     parser.add_argument("--backends", default="embedded,postgres,qdrant")
     parser.add_argument("--postgres-url")
     parser.add_argument("--qdrant-url")
@@ -341,11 +390,12 @@ def main() -> None:
     parser.add_argument("--distractors", type=int, default=0, help="…their relevant documents and this many others")
     parser.add_argument("--index-dir", type=Path, help="parity over this existing embedded index of the dataset")
     parser.add_argument("--chunks", type=int, default=100_000)
+    parser.add_argument("--docs", type=int, default=2000, help="keyword: this many SciFact abstracts")
     parser.add_argument("--speed-queries", type=int, default=100, help="speed: time this many queries (at most 100)")
     parser.add_argument("--scifact", type=Path, default=SCIFACT, help="The BEIR SciFact folder.")
     args = parser.parse_args()
     SCIFACT = args.scifact
-    parity(args) if args.what == "parity" else speed(args)
+    {"parity": parity, "speed": speed, "keyword": keyword}[args.what](args)
 
 
 if __name__ == "__main__":
