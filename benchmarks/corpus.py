@@ -43,7 +43,6 @@ from pathlib import Path
 
 import numpy as np
 
-os.environ.setdefault("LANCE_LOG", "error")  # lance's Rust deprecation warnings would flood stderr
 HERE = Path(__file__).resolve().parent
 # ../shared beside the checkout (or beside any folder above it, e.g. from a git worktree)
 SHARED_EVAL = next((d / "shared" / "eval" for d in HERE.parents if (d / "shared" / "eval" / "scifact").is_dir()),
@@ -447,7 +446,8 @@ class VectorEmbedder:
 def exact_top_ids(store, vector: np.ndarray, k: int = 10) -> list[str]:
     """The true top-k chunk ids by cosine from a LanceDB store, bypassing any approximate index."""
     q = store._chunks.search(vector, vector_column_name="vector").distance_type("cosine").bypass_vector_index()
-    return [r["id"] for r in q.select(["id"]).limit(k).to_list()]
+    # _distance selected: a vector query that leaves it out makes LanceDB warn on stderr
+    return [r["id"] for r in q.select(["id", "_distance"]).limit(k).to_list()]
 
 
 def vector_recall(store, vectors: np.ndarray, k: int = 10) -> float:
