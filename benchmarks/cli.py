@@ -60,7 +60,10 @@ def timed(argv: list[str], env: dict[str, str]) -> tuple[float, float, subproces
 
 
 def cli_argv(*args: str) -> list[str]:
-    return [sys.executable, "-c", "from docshelf.interfaces.cli import main; main()", *args]
+    """What the ``docshelf`` script runs (its entry point; ``cli.main`` in trees from before it)."""
+    code = ("try:\n    from docshelf.interfaces.cli_entry import main\n"
+            "except ImportError:\n    from docshelf.interfaces.cli import main\nmain()")
+    return [sys.executable, "-c", code, *args]
 
 
 def _env(index_dir: Path, src: Path = SRC, **extra: str) -> dict[str, str]:
