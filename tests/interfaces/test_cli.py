@@ -292,3 +292,21 @@ def test_doctor_warns_without_an_index_and_on_an_empty_one(run, tmp_path):
     index = diagnose(settings)[0]
     assert (index.status, index.detail) == ("warn", f"{tmp_path / 'index'}: 0 documents, 0 chunks, 0 failed; "
                                                     "the index is empty: `docshelf index PATH` adds documents")
+
+
+def test_a_cold_search_without_an_index_exits_1_not_aborted(tmp_path):
+    """The packaged model starts loading on a second thread before the index is opened; an
+    error meanwhile used to end the process inside onnxruntime's set-up (abort, exit 134)."""
+    import os
+    import subprocess
+    import sys
+
+    from mcp_harness import docshelf_argv
+
+    env = {**os.environ, "DOCSHELF_INDEX_DIR": str(tmp_path / "none"), "DOCSHELF_CONFIG": os.devnull,
+           "DOCSHELF_QUERY_TIMEOUT": "0"}
+    env.pop("DOCSHELF_MODEL", None)  # the real model: the one that loads on the second thread
+    done = subprocess.run(docshelf_argv("search", "what causes cancer", "--json"), env=env, capture_output=True,
+                          text=True, timeout=180)
+    assert (done.returncode, done.stdout) == (1, ""), done.stderr
+    assert done.stderr.startswith("Error: no index at ") and done.stderr.count("\n") == 1, done.stderr

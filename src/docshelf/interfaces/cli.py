@@ -155,9 +155,16 @@ def _search_in_process(request: SearchRequest):
 
     config = settings()
     embedder = embedder_from_settings(config)
+    loader = None
     if (request.mode or config.search_mode) in ("hybrid", "semantic") and not config.model.startswith(REMOTE_PREFIXES):
-        threading.Thread(target=_load_quietly, args=(embedder,), name="docshelf-model", daemon=True).start()
-    return Docshelf(config, embedder=embedder, create=False).search(request)
+        loader = threading.Thread(target=_load_quietly, args=(embedder,), name="docshelf-model", daemon=True)
+        loader.start()
+    try:
+        return Docshelf(config, embedder=embedder, create=False).search(request)
+    except BaseException:
+        if loader is not None:  # exiting while onnxruntime builds its session aborts the process (exit 134)
+            loader.join()
+        raise
 
 
 def _load_quietly(embedder) -> None:
