@@ -14,7 +14,8 @@ library and docshelf's light modules, tries that first:
    which then reports a bad value or searches in-process exactly as before).
 
 Only ``--json`` output is printed here, through the same ``output.json_text`` as the full
-CLI; anything else runs ``cli.main``, so help, errors and exit codes have one source.
+CLI; anything else runs ``cli.main``, so help, errors and exit codes have one source. A
+search the full CLI ran ends through ``leave`` (no interpreter teardown).
 """
 
 from __future__ import annotations
@@ -30,8 +31,45 @@ def main(argv: list[str] | None = None) -> None:
     if answer_from_server(args):
         return
     from .cli import main as full_cli
+    from .cli_args import command_of
 
-    full_cli(args)
+    if command_of(args) != "search":
+        full_cli(args)
+        return
+    try:
+        full_cli(args)
+        code = 0
+    except SystemExit as exc:
+        if exc.code is not None and not isinstance(exc.code, int):
+            raise
+        code = exc.code or 0
+    leave(code)
+
+
+def leave(code: int) -> None:
+    """End a finished search now: flush, run the exit handlers, skip the interpreter's teardown.
+
+    Tearing down a process that imported LanceDB, pyarrow, numpy and onnxruntime (thousands
+    of modules, native runtimes and the model's session) took longer than the search itself
+    (benchmarks/README.md, "`docshelf search` from a shell"); a search has nothing left to
+    save. Where that cannot be done safely (a thread still running that is not a daemon, no
+    exit-handler hook, output that does not flush), the process exits the ordinary way.
+    """
+    import atexit
+    import os
+    import threading
+
+    run_exit_handlers = getattr(atexit, "_run_exitfuncs", None)
+    others = [t for t in threading.enumerate() if t is not threading.main_thread() and not t.daemon and t.is_alive()]
+    if run_exit_handlers is None or others:
+        raise SystemExit(code)
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except (OSError, ValueError):  # e.g. a closed pipe: let Python report it as it always has
+        raise SystemExit(code) from None
+    run_exit_handlers()  # logging.shutdown among them; atexit skips them at os._exit
+    os._exit(code)
 
 
 def answer_from_server(args: list[str]) -> bool:
