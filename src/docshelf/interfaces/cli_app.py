@@ -20,6 +20,7 @@ from .. import __version__
 from .cli_args import GLOBAL_OPTIONS, configure_logging, hoist_global_options  # noqa: F401 - GLOBAL_OPTIONS re-exported
 from .output import json_text
 
+
 class GlobalOptionsGroup(TyperGroup):
     """The top-level group: global options work anywhere on the command line."""
 
