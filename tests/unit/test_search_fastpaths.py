@@ -14,7 +14,8 @@ import pytest
 
 from docshelf.search import calibrate, highlight
 from docshelf.search.diversity import jaccard, near_duplicate, shingles
-from docshelf.search.engine import _WORD, words_up_to
+from docshelf.analysis import contains_token
+from docshelf.search.engine import _WORD, token_pattern, words_up_to
 from docshelf.search.highlight import query_terms
 
 PIECES = ["cache", "Caching", "cached", "parse_http", "HTTPHeader", "p53", "a", "x-y", "rot.ate", "rotated",
@@ -88,3 +89,11 @@ def test_near_duplicate_is_the_jaccard_threshold_test():
             assert jaccard(a, b) == plain
             for t in (0.0, 0.5, 0.9, 0.925, 1.0):
                 assert near_duplicate(a, b, t) == (plain >= t)
+
+
+def test_token_pattern_is_contains_token():
+    tokens = ["p53", "parse_http", "foo.bar", "httpheader", "413", "@decorator", "e.g", "x-y", "café"]
+    for token in tokens:
+        pattern = token_pattern(token)
+        for text in texts(80) + [f"{token}", f"a{token}", f"{token}b", f"({token})", f"_{token}_", f"-{token}."]:
+            assert (pattern.search(text.lower()) is not None) == contains_token(text, token), (token, text)
