@@ -272,6 +272,7 @@ class _Lowered:
         return [self[cid] for cid in self.chunks]
 
 
+@lru_cache(maxsize=512)
 def token_pattern(token: str) -> re.Pattern[str]:
     """``analysis.contains_token``'s test for a lowered text, literal first (see ``after_no``)."""
     return re.compile(after_no(r"[\w]", token) + r"(?![\w])")
