@@ -40,12 +40,17 @@ def _results(shelf, queries):
             r = shelf.search(q, k=10, mode=mode)
             out[f"{mode} | {q}"] = {
                 "note": r.note, "confidence": r.confidence,
-                "hits": [[h.chunk_id, round(h.score, 5), [list(s) for s in h.highlights], h.start_line, h.end_line]
+                "hits": [[_where(h), round(h.score, 5), [list(s) for s in h.highlights], h.start_line, h.end_line]
                          for h in r.hits],
             }
     r = shelf.search("routing and mounting applications", k=5, mode="hybrid", max_per_doc=1)
-    out["hybrid per_doc=1 | routing"] = {"hits": [[h.chunk_id, round(h.score, 5)] for h in r.hits]}
+    out["hybrid per_doc=1 | routing"] = {"hits": [[_where(h), round(h.score, 5)] for h in r.hits]}
     return out
+
+
+def _where(hit) -> str:
+    """The chunk, named the same in every checkout (a chunk id hashes the root's absolute path)."""
+    return f"{hit.path}#{hit.chunk_index}"
 
 
 def _dump(results: dict) -> str:

@@ -36,9 +36,10 @@ from ..models import Chunk, Hit, SearchFilters, SearchMode, SearchResult
 from ..protocols import Embedder, Store
 from ..requests import MAX_K, MODES
 from .calibrate import CalibrationParams, Calibrator, capped, confidence, coverage
+from .calibration_memo import CalibrationMemo
 from .diversity import Group, diversify
 from .fuse import FusionParams, bm25_to_unit, cosine_to_unit, exact_bonus, fuse_hybrid, short_prior
-from .highlight import highlight_spans
+from .highlight import after_no, highlight_spans
 from .rerank import Reranker
 from .typos import TypoParams, correct, corrected_query
 
@@ -67,6 +68,7 @@ class Searcher:
         options: SearchOptions | None = None,
         semantic_ready: Callable[[], bool] | None = None,
         reranker: Reranker | None = None,
+        calibration_memo: CalibrationMemo | None = None,
     ) -> None:
         self.store = store
         self.embedder = embedder
@@ -74,7 +76,7 @@ class Searcher:
         # When the embedder is still loading (a server warming up), semantic work is skipped.
         self.semantic_ready = semantic_ready or (lambda: True)
         self.reranker = reranker
-        self.calibrator = Calibrator(self._top_cosine, self.options.calibration)
+        self.calibrator = Calibrator(self._top_cosine, self.options.calibration, calibration_memo)
         # Per thread (servers search from worker threads): chunk id -> (cosine, raw BM25) of the last mode run.
         self._local = threading.local()
         self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()  # query -> embedding (LRU)
@@ -244,7 +246,7 @@ class Searcher:
         if tokens:  # identifiers and error codes: an exact occurrence weighs more
             # contains_token's test, with each pattern compiled and each text lowered once; the
             # plain substring test first (most candidates hold none of the tokens)
-            patterns = [(t, re.compile(r"(?<![\w])" + re.escape(t) + r"(?![\w])")) for t in tokens]
+            patterns = [(t, token_pattern(t)) for t in tokens]
 
             def share(low: str) -> float:
                 return sum(1 for t, p in patterns if t in low and p.search(low)) / len(patterns)
@@ -270,6 +272,12 @@ class _Lowered:
     def texts(self) -> list[str]:
         """Every candidate's, in pool order."""
         return [self[cid] for cid in self.chunks]
+
+
+@lru_cache(maxsize=512)
+def token_pattern(token: str) -> re.Pattern[str]:
+    """``analysis.contains_token``'s test for a lowered text, literal first (see ``after_no``)."""
+    return re.compile(after_no(r"[\w]", token) + r"(?![\w])")
 
 
 @lru_cache(maxsize=8)
