@@ -29,9 +29,12 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from .highlight import query_terms
+from .highlight import term_stems
+
+if TYPE_CHECKING:
+    from .calibration_memo import CalibrationMemo
 
 Confidence = Literal["high", "medium", "low", "none"]
 CONFIDENCE_LEVELS: tuple[tuple[float, Confidence], ...] = ((0.7, "high"), (0.5, "medium"), (0.3, "low"))
@@ -68,14 +71,14 @@ def coverage(query: str, text: str) -> float:
     if not patterns:
         return 0.0
     low = text.lower()
-    return sum(1 for p in patterns if p.search(low)) / len(patterns)
+    return sum(1 for stem, p in patterns if stem in low and p.search(low)) / len(patterns)
 
 
 @lru_cache(maxsize=256)
-def _coverage_patterns(query: str) -> tuple[re.Pattern[str], ...]:
-    """One compiled pattern per content term, made once per query (not once per hit)."""
-    stems = (t if len(t) <= 4 else t[: max(4, len(t) - 2)] for t in query_terms(query))
-    return tuple(re.compile(r"(?<![a-z0-9])" + re.escape(stem)) for stem in stems)
+def _coverage_patterns(query: str) -> tuple[tuple[str, re.Pattern[str]], ...]:
+    """One compiled pattern per content term, made once per query (not once per hit), with the
+    stem it needs (the plain substring test rules most texts out first)."""
+    return tuple((stem, re.compile(r"(?<![a-z0-9])" + re.escape(stem))) for stem in term_stems(query))
 
 
 def confidence(score: float | None) -> Confidence:
@@ -90,10 +93,12 @@ def confidence(score: float | None) -> Confidence:
 class Calibrator:
     """Turns a hit's evidence (cosine, BM25, term coverage) into the score it shows."""
 
-    def __init__(self, top_cosine: Callable[[str], float | None], params: CalibrationParams | None = None) -> None:
+    def __init__(self, top_cosine: Callable[[str], float | None], params: CalibrationParams | None = None,
+                 memo: CalibrationMemo | None = None) -> None:
         # top_cosine(query) -> best cosine of that query on the index (None: cannot tell yet)
         self._top_cosine = top_cosine
         self.params = params or CalibrationParams()
+        self.memo = memo  # the background recorded for this index version (calibration_memo.py)
         self._background: float | None = None
         self._measured_at = 0.0
         self._lock = threading.Lock()
@@ -103,9 +108,16 @@ class Calibrator:
         now = time.monotonic()
         with self._lock:
             if self._background is None or now - self._measured_at > self.params.refresh_seconds:
-                tops = [c for c in (self._top_cosine(q) for q in NULL_QUERIES) if c is not None]
-                if tops:
-                    self._background, self._measured_at = statistics.median(tops), now
+                key = self.memo.key() if self.memo is not None else None
+                recorded = self.memo.load(key) if self.memo is not None else None
+                if recorded is not None:
+                    self._background, self._measured_at = recorded, now
+                else:
+                    tops = [c for c in (self._top_cosine(q) for q in NULL_QUERIES) if c is not None]
+                    if tops:
+                        self._background, self._measured_at = statistics.median(tops), now
+                        if self.memo is not None and len(tops) == len(NULL_QUERIES):
+                            self.memo.save(key, self._background)
             return self.params.default_background if self._background is None else self._background
 
     def invalidate(self) -> None:

@@ -25,6 +25,7 @@ from contextlib import AbstractContextManager, nullcontext
 from dataclasses import replace
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Protocol, runtime_checkable
 
 import numpy as np
@@ -35,6 +36,7 @@ from ..models import Chunk, Hit, SearchFilters, SearchMode, SearchResult
 from ..protocols import Embedder, Store
 from ..requests import MAX_K, MODES
 from .calibrate import CalibrationParams, Calibrator, capped, confidence, coverage
+from .calibration_memo import CalibrationMemo
 from .diversity import Group, diversify
 from .fuse import FusionParams, bm25_to_unit, cosine_to_unit, exact_bonus, fuse_hybrid, short_prior
 from .highlight import highlight_spans
@@ -66,6 +68,7 @@ class Searcher:
         options: SearchOptions | None = None,
         semantic_ready: Callable[[], bool] | None = None,
         reranker: Reranker | None = None,
+        calibration_memo: CalibrationMemo | None = None,
     ) -> None:
         self.store = store
         self.embedder = embedder
@@ -73,7 +76,7 @@ class Searcher:
         # When the embedder is still loading (a server warming up), semantic work is skipped.
         self.semantic_ready = semantic_ready or (lambda: True)
         self.reranker = reranker
-        self.calibrator = Calibrator(self._top_cosine, self.options.calibration)
+        self.calibrator = Calibrator(self._top_cosine, self.options.calibration, calibration_memo)
         # Per thread (servers search from worker threads): chunk id -> (cosine, raw BM25) of the last mode run.
         self._local = threading.local()
         self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()  # query -> embedding (LRU)
@@ -216,7 +219,8 @@ class Searcher:
     def hybrid(self, query: str, n: int, filters: SearchFilters | None) -> list[tuple[Chunk, float]]:
         text = query_text(query)
         chunks, lex, den = self._pool(text, query, n, filters)
-        fixes = correct(query, self.store, list(chunks.values()), self.options.typos)
+        lowered = _Lowered(chunks)  # each candidate's embed_text lowered once, shared by typos and the bonus
+        fixes = correct(query, self.store, list(chunks.values()), self.options.typos, lowered=lowered.texts)
         self._local.fixes = fixes
         if fixes:
             # The corrected query's pool (its BM25 holds every exact term too, and the dense
@@ -224,29 +228,63 @@ class Searcher:
             # BM25 is a sum over terms, so the corrected part is the difference of the two.
             fixed = corrected_query(query, fixes)
             chunks, corrected, den = self._pool(query_text(fixed), fixed, n, filters)
+            lowered = _Lowered(chunks)
             exact = (self.store.text_scores(text, list(chunks)) if isinstance(self.store, ScoreLookup)
                      else {i: s for i, s in lex.items() if i in chunks})
             w = self.options.typos.weight
             lex = {i: exact.get(i, 0.0) + w * max(0.0, corrected.get(i, 0.0) - exact.get(i, 0.0)) for i in chunks}
         fused = fuse_hybrid(lex, den, self.options.fusion)
         params = self.options.fusion
-        # Short *whole* sections only (no overlap: not the tail of a long section, e.g. an abstract's last chunk).
-        fused = {
-            i: f * short_prior(len(_WORD.findall(chunks[i].text)), params) if not chunks[i].overlap else f
-            for i, f in fused.items()
-        }
+        if params.short_penalty > 0:
+            # Short *whole* sections only (no overlap: not the tail of a long section, e.g. an abstract's last chunk).
+            cap = params.short_words  # the prior is 1 from there on: counting stops at the cap
+            fused = {
+                i: f * short_prior(words_up_to(chunks[i].text, cap), params) if not chunks[i].overlap else f
+                for i, f in fused.items()
+            }
         tokens = code_tokens(query)
         if tokens:  # identifiers and error codes: an exact occurrence weighs more
-            # contains_token's test, with each pattern compiled and each text lowered once
-            patterns = [re.compile(r"(?<![\w])" + re.escape(t) + r"(?![\w])") for t in tokens]
+            # contains_token's test, with each pattern compiled and each text lowered once; the
+            # plain substring test first (most candidates hold none of the tokens)
+            patterns = [(t, re.compile(r"(?<![\w])" + re.escape(t) + r"(?![\w])")) for t in tokens]
 
-            def share(text: str) -> float:
-                low = text.lower()
-                return sum(1 for p in patterns if p.search(low)) / len(patterns)
+            def share(low: str) -> float:
+                return sum(1 for t, p in patterns if t in low and p.search(low)) / len(patterns)
 
-            fused = {i: exact_bonus(f, share(chunks[i].embed_text), params) for i, f in fused.items()}
+            fused = {i: exact_bonus(f, share(lowered[i]), params) for i, f in fused.items()}
         self._local.evidence = {i: (den.get(i), lex.get(i, 0.0)) for i in chunks}
         return [(chunks[cid], score) for cid, score in sorted(fused.items(), key=lambda kv: -kv[1])]
+
+
+class _Lowered:
+    """Lower-cased ``embed_text`` of a pool's candidates, each computed at most once."""
+
+    def __init__(self, chunks: dict[str, Chunk]) -> None:
+        self.chunks = chunks
+        self.cache: dict[str, str] = {}
+
+    def __getitem__(self, cid: str) -> str:
+        low = self.cache.get(cid)
+        if low is None:
+            low = self.cache[cid] = self.chunks[cid].embed_text.lower()
+        return low
+
+    def texts(self) -> list[str]:
+        """Every candidate's, in pool order."""
+        return [self[cid] for cid in self.chunks]
+
+
+@lru_cache(maxsize=8)
+def _at_least(n: int) -> re.Pattern[str]:
+    # possessive: a word is never split to reach n, and a miss never backtracks
+    return re.compile(r"(?:[^A-Za-z0-9]*+[A-Za-z0-9]++){%d}" % n)
+
+
+def words_up_to(text: str, cap: int) -> int:
+    """``min(len(_WORD.findall(text)), cap)``, reading only the first ``cap`` words of a long text."""
+    if cap <= 0:
+        return 0
+    return cap if _at_least(cap).match(text) else min(len(_WORD.findall(text)), cap)
 
 
 def _snapshot(store: Store) -> AbstractContextManager[None]:

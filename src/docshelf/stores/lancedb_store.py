@@ -36,6 +36,7 @@ from ..crashpoints import crash_point
 from ..errors import DocshelfError, InvalidQuery, StoreError
 from ..models import Chunk, DocumentRecord, SearchFilters
 from .filters import quote, to_sql
+from .lancedb_import import import_lancedb
 from .lance_queries import ann_ef, cosines, found_ids, fuzzy_query, lexical_ids, matrix, pool_rounds
 from .records import field_tokens
 from .locks import FileWriterLock
@@ -112,8 +113,7 @@ class LanceStore:
     scalar_index_min_rows = 10_000
 
     def __init__(self, index_dir: Path, dimensions: int) -> None:
-        os.environ.setdefault("LANCE_LOG", "error")  # lance's Rust warnings would go to stderr
-        import lancedb
+        lancedb = import_lancedb()  # engine warnings off stderr (see quiet_engine_logs)
 
         self.dir = Path(index_dir)
         self.dimensions = dimensions
@@ -370,6 +370,17 @@ class LanceStore:
             raise StoreError(f"could not open the index at {self.dir} for reading: {exc}") from exc
         self._snapshot_cache = (key, table)
         return table
+
+    def content_version(self) -> str | None:
+        """Names what the chunks table holds now: its latest commit and its commit log's
+        identity (a rebuilt table starts again at version 1). Caches keyed by it
+        (``search/calibration_memo.py``) stop matching at the next write."""
+        try:
+            version = self._chunks.version
+        except Exception:  # noqa: BLE001 - no version, no cache
+            return None
+        identity = _folder_identity(self.dir / f"{CHUNKS}.lance" / "_versions")
+        return None if identity is None else f"{version}:{identity[0]}:{identity[1]}"
 
     def _reader(self):
         """The table reads go to: this thread's snapshot when one is open, else the live table."""
