@@ -2,7 +2,7 @@
 
 While the model embeds batch N, one thread parses and chunks batch N+1 (``ahead``) and another
 commits batch N-1 to the store (``SerialWriter``), so the CPU the model leaves idle does that
-work. The writer is the only thread that touches the store during a run, and it runs its calls
+work. The writer is the only thread that touches the store while batches flow, and it runs its calls
 in the order given, so commits land as a serial run would make them.
 """
 
