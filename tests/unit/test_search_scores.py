@@ -92,3 +92,30 @@ def test_every_search_carries_a_confidence_and_min_score_filters_on_the_shown_sc
     assert shelf.search("set_cookie", mode="keyword", min_score=1.0).hits == ()
     nothing = shelf.search("zzzqqq", mode="keyword")
     assert (nothing.hits, nothing.confidence) == ((), "none")
+
+
+def test_dense_estimate_adds_the_hits_bm25_and_the_pools_term_coverage():
+    params = CalibrationParams(slope=9.0, pivot=0.2, coverage_weight=1.0, bm25_weight=2.0, pool_weight=2.0)
+    cal = Calibrator(lambda q: 0.25, params)
+    # x = 1/3; z = 9 * (1/3 - 0.2) + 1 * (1.0 - 0.5) + 2 * (0.75 - 0.5) + 2 * (0.5 - 0.5) = 2.2
+    assert cal.dense(0.5, 1.0, 0.75, 0.5) == pytest.approx(1 / (1 + math.exp(-2.2)))
+    # without BM25 (semantic mode) or pool evidence those terms are left out, not counted as 0
+    assert cal.dense(0.5, 1.0) == pytest.approx(1 / (1 + math.exp(-(9 * (1 / 3 - 0.2) + 0.5))))
+    # words the documentation never uses (gettext, docker on a CLI library's site) lower the estimate
+    assert cal.dense(0.5, 0.5, 0.5, 0.0) < cal.dense(0.5, 0.5, 0.5, 1.0)
+    assert cal.dense(0.5, 0.5, 0.1, 1.0) < cal.dense(0.5, 0.5, 0.9, 1.0)
+
+
+def test_pool_coverage_reads_the_top_candidates_so_scores_do_not_depend_on_k(shelf, tmp_path, write):
+    docs = tmp_path / "docs"
+    write(docs, "a.md", "# Cookies\n\nCall `set_cookie(key, value)` on the response to set a cookie.\n")
+    write(docs, "b.md", "# Threads\n\nSync endpoints run in a thread pool of 40 tokens.\n")
+    shelf.index([docs])
+    scored = shelf.searcher.hybrid("cookie thread", 100, None)
+    assert len(scored) == 2
+    # cookie and thread occur in the pool, gettext nowhere
+    assert shelf.searcher.pool_coverage("cookie thread gettext", scored) == pytest.approx(2 / 3)
+    cookie_first = sorted(scored, key=lambda cs: "Cookies" not in cs[0].title)
+    assert shelf.searcher.pool_coverage("cookie thread gettext", cookie_first[:1]) == pytest.approx(1 / 3)
+    one, ten = shelf.search("cookie thread", k=1), shelf.search("cookie thread", k=10, max_per_doc=1)
+    assert one.hits[0].score == ten.hits[0].score
