@@ -237,7 +237,13 @@ class Searcher:
                      else {i: s for i, s in lex.items() if i in chunks})
             w = self.options.typos.weight
             lex = {i: exact.get(i, 0.0) + w * max(0.0, corrected.get(i, 0.0) - exact.get(i, 0.0)) for i in chunks}
-        fused = fuse_hybrid(lex, den, self.options.fusion)
+        # How much of the question the best keyword match holds (weak: trust the dense side more).
+        best_lexical = max(lex, key=lex.__getitem__, default=None)
+        held = None
+        if best_lexical is not None and lex[best_lexical] > 0 and best_lexical in chunks:
+            top = chunks[best_lexical]
+            held = coverage(corrected_query(query, fixes) if fixes else query, " ".join((top.title, *top.heading_path, top.text)))
+        fused = fuse_hybrid(lex, den, self.options.fusion, held)
         params = self.options.fusion
         # Short *whole* sections only (no overlap: not the tail of a long section, e.g. an abstract's last chunk).
         fused = {
