@@ -16,9 +16,10 @@ The pool of real chunks and vectors comes from ``docshelf eval``'s cached SciFac
 (``~/.cache/docshelf/eval`` or ``$DOCSHELF_EVAL_CACHE``); without one, SciFact sentences are
 embedded once here (slow on a busy machine) and cached.
 
-Indexes are written with ``Store.replace_documents`` in batches of 500 documents (nothing
-holds N chunks in memory) and finished with ``Store.optimize`` (BM25 index, and the vector
-index past the store's threshold). They are cached under ``$DOCSHELF_BENCH_CACHE`` (default
+Indexes are written with ``Store.replace_documents`` in batches of 500 documents (2,000 past
+200k chunks; nothing holds N chunks in memory) and finished with one ``Store.optimize`` (BM25
+index, scalar indexes, and the vector index past the store's threshold, built once over all
+rows). They are cached under ``$DOCSHELF_BENCH_CACHE`` (default
 ``/tmp/docshelf-bench``), keyed by (chunks, seed, code version: this builder, the schema
 and the store module), so every benchmark and helper reuses them. Treat a cached index as
 read-only; build a private one (``build_index(n, folder=...)``) to write to it.
@@ -56,6 +57,11 @@ BUILD_VERSION = 1  # bump when what a built index contains changes
 COLLECTIONS = [f"c{i}" for i in range(10)]
 CHUNKS_PER_DOC = 10
 BATCH_DOCS = 500
+# Past 200k chunks: 20k chunks a commit. Each ``merge_insert`` joins its batch against the whole
+# table, so 2,000 commits of 500 would make a 1M build quadratic; 50 of 20k keep it linear at
+# ~1.6 GB peak RSS (benchmarks/README.md, "1M chunks").
+BIG_BATCH_DOCS = 2000
+BIG_CORPUS = 200_000
 POOL_SENTENCES = 1500  # the fallback pool, when no eval index is cached
 
 
@@ -289,6 +295,13 @@ class BuiltIndex:
     def docs_dir(self) -> Path:
         return self.folder / "docs"
 
+    def facts(self) -> dict:
+        """What the build recorded in ``built.json`` (write/optimize seconds, size, indexes)."""
+        try:
+            return json.loads((self.folder / "built.json").read_text())
+        except (OSError, ValueError):
+            return {}
+
     def env(self) -> dict[str, str]:
         """Environment for a ``docshelf`` subprocess on this index."""
         return {"DOCSHELF_INDEX_DIR": str(self.index_dir)}
@@ -301,35 +314,84 @@ class BuiltIndex:
         return Docshelf(Settings(index_dir=self.index_dir, **settings), create=False)
 
 
-def build_index(n_chunks: int, folder: Path, seed: int = 1, batch_docs: int = BATCH_DOCS,
+def batch_docs_for(n_chunks: int) -> int:
+    return BIG_BATCH_DOCS if n_chunks > BIG_CORPUS else BATCH_DOCS
+
+
+def build_index(n_chunks: int, folder: Path, seed: int = 1, batch_docs: int | None = None,
                 progress: bool = False, key: str = "") -> BuiltIndex:
-    """Write the corpus into ``folder`` (docs/ and index/) through the product's write path."""
+    """Write the corpus into ``folder`` (docs/ and index/) through the product's write path:
+    ``replace_documents`` per batch, then one ``optimize`` (what ``docshelf index`` does)."""
     from docshelf.config import Settings
     from docshelf.service import Docshelf
 
+    batch_docs = batch_docs or batch_docs_for(n_chunks)
     folder.mkdir(parents=True, exist_ok=True)
     docs = (folder / "docs").resolve()
     docs.mkdir(exist_ok=True)
     shelf = Docshelf(Settings(index_dir=folder / "index"))
     store = shelf.store
     t0 = time.perf_counter()
-    items = []
+    items, written = [], 0
     for doc in iter_docs(n_chunks, seed):
         items.append(doc_items(doc, docs))
         if len(items) == batch_docs:
             store.replace_documents(items)
+            written += sum(len(chunks) for _, chunks, _ in items)
             items = []
             if progress:
-                print(f"  {doc.number * CHUNKS_PER_DOC + CHUNKS_PER_DOC:>9} chunks  {time.perf_counter() - t0:6.0f} s",
-                      file=sys.stderr, flush=True)
+                _progress(written, n_chunks, time.perf_counter() - t0)
     store.replace_documents(items)
+    t_write = time.perf_counter()
+    if progress:
+        print(f"  wrote {n_chunks} chunks in {t_write - t0:.0f} s; optimize()…", file=sys.stderr, flush=True)
     store.optimize()
     store.write_manifest({**shelf._identity(), "created_at": time.time(), "roots": [str(docs)]})
     seconds = time.perf_counter() - t0
     built = BuiltIndex(folder, store.count_chunks(), seed, seconds)
-    (folder / "built.json").write_text(json.dumps({"chunks": built.chunks, "seed": seed, "build_seconds": seconds,
-                                                   "key": key}))
+    facts = {"chunks": built.chunks, "seed": seed, "build_seconds": seconds, "key": key,
+             "write_seconds": t_write - t0, "optimize_seconds": seconds - (t_write - t0), "batch_docs": batch_docs,
+             "index_bytes": folder_bytes(folder / "index"), "peak_rss_mb": peak_rss_mb(),
+             "indexes": index_facts(store)}
+    (folder / "built.json").write_text(json.dumps(facts))
+    if progress:
+        print(f"  built in {seconds:.0f} s: {json.dumps(facts)}", file=sys.stderr, flush=True)
     return built
+
+
+def _progress(written: int, total: int, elapsed: float) -> None:
+    eta = elapsed / written * (total - written) if written else float("nan")
+    print(f"  {written:>9} chunks  {elapsed:6.0f} s  (~{eta:.0f} s to go before optimize)  "
+          f"peak RSS {peak_rss_mb():.0f} MB", file=sys.stderr, flush=True)
+
+
+def folder_bytes(folder: Path) -> int:
+    return sum(f.stat().st_size for f in folder.rglob("*") if f.is_file())
+
+
+def peak_rss_mb() -> float:
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def index_facts(store) -> list[dict]:
+    """The store's indexes as built (type, columns; the vector index's statistics). The
+    partition count is in the store's log line ("building the vector index … partitions")."""
+    out = []
+    try:
+        for i in store._chunks.list_indices():
+            fact = {"name": i.name, "type": str(i.index_type), "columns": list(i.columns)}
+            if i.columns == ["vector"]:
+                try:
+                    stats = store._chunks.index_stats(i.name)
+                    fact["stats"] = str(stats)[:400]
+                except Exception as exc:  # noqa: BLE001 - facts for the report, not the index
+                    fact["stats"] = f"unavailable: {exc}"
+            out.append(fact)
+    except Exception as exc:  # noqa: BLE001
+        out.append({"error": str(exc)})
+    return out
 
 
 def code_version() -> str:
@@ -375,9 +437,21 @@ def cached_index(n_chunks: int, seed: int = 1, progress: bool = True, variant: s
                 shutil.rmtree(folder, ignore_errors=True)
                 if progress:
                     print(f"building {folder} ({n_chunks} chunks)…", file=sys.stderr, flush=True)
+                    _log_store_to_stderr()
                 build_index(n_chunks, folder, seed, progress=progress, key=folder.name)
     meta = json.loads((folder / "built.json").read_text())
     return BuiltIndex(folder.resolve(), meta["chunks"], seed, meta["build_seconds"])  # roots are recorded resolved
+
+
+def _log_store_to_stderr() -> None:
+    """The store's own INFO lines (e.g. the vector index's partition count) in the build log."""
+    import logging
+
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("  %(asctime)s %(name)s: %(message)s"))
+    logger = logging.getLogger("docshelf.stores")
+    logger.setLevel(logging.INFO)
+    logger.addHandler(handler)
 
 
 def _older_build(n_chunks: int, seed: int, variant: str) -> Path | None:
@@ -446,8 +520,12 @@ class VectorEmbedder:
 
 def exact_top_ids(store, vector: np.ndarray, k: int = 10) -> list[str]:
     """The true top-k chunk ids by cosine from a LanceDB store, bypassing any approximate index."""
-    q = store._chunks.search(vector, vector_column_name="vector").distance_type("cosine").bypass_vector_index()
-    return [r["id"] for r in q.select(["id"]).limit(k).to_list()]
+    return exact_top_ids_of(store._chunks, vector, k)
+
+
+def exact_top_ids_of(table, vector: np.ndarray, k: int = 10) -> list[str]:
+    q = table.search(vector, vector_column_name="vector").distance_type("cosine").bypass_vector_index()
+    return [r["id"] for r in q.select(["id", "_distance"]).limit(k).to_list()]
 
 
 def vector_recall(store, vectors: np.ndarray, k: int = 10) -> float:

@@ -10,6 +10,7 @@ embeddings of those sentences (``stacks.synthetic``). Built once per N and reuse
 
     python benchmarks/latency.py --chunks 100000            # builds once (minutes), then measures
     python benchmarks/latency.py --chunks 10000 --queries 30 --json out.json
+    python benchmarks/latency.py ann /tmp/docshelf-bench/n1000000-…/index   # ANN settings, held-out queries
 
 ``run(chunks, queries)`` returns the same dict for ``benchmarks/run.py``.
 """
@@ -26,6 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
+os.environ.setdefault("LANCE_LOG", "error")  # lance's Rust deprecation warnings would flood stderr
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
@@ -179,10 +181,6 @@ def main() -> None:
         args.json.write_text(json.dumps(res, indent=2) + "\n")
 
 
-if __name__ == "__main__":
-    main()
-
-
 def held_out_vectors(n: int = 100) -> np.ndarray:
     """Queries for choosing index parameters: SciFact sentences the synthetic texts never use
     (sentences past the pool), embedded by the model, so nothing is tuned on the timed queries."""
@@ -216,3 +214,80 @@ def ann_study(folder: Path, queries: np.ndarray, configs: dict[str, dict], limit
         print(f"{name:28s} recall@10 {out[name]['recall@10']:.3f}  recall@{limit} {out[name][f'recall@{limit}']:.3f}"
               f"  p50 {out[name]['p50_ms']:.1f} ms", flush=True)
     return out
+
+
+def held_out_corpus_queries(n: int = 100) -> list[str]:
+    """Queries for choosing index parameters on a ``corpus.py`` index: one sentence from each of
+    ``n`` SciFact abstracts whose chunks are not in the corpus's pool (so not in the index),
+    never the timed questions."""
+    import corpus
+
+    in_pool = set(corpus.pool().titles)
+    out = []
+    for line in (corpus.SCIFACT / "corpus.jsonl").open():
+        doc = json.loads(line)
+        sents = [s.strip() for s in doc["text"].split(". ") if len(s.split()) > 8]
+        if doc["title"] not in in_pool and sents:
+            out.append(sents[0])
+        if len(out) == n:
+            break
+    return out
+
+
+def ann_study_corpus(index_dir: Path, queries: np.ndarray, configs: dict[str, dict],
+                     limits=(10, 100)) -> dict[str, dict]:
+    """``ann_study`` for a ``corpus.py`` index (no vectors file): the exact top ids come from
+    the engine's flat scan (``bypass_vector_index``), once per query; then per setting (ef,
+    refine_factor, nprobes), recall of a top-``limit`` query against the exact top ``limit``
+    and its p50 ms, for each of ``limits`` (10: a semantic search; 100: hybrid's pool)."""
+    import corpus
+    from docshelf.stores.lancedb_store import LanceStore
+
+    table = LanceStore(index_dir, queries.shape[1])._chunks
+    t = time.perf_counter()
+    exact = [corpus.exact_top_ids_of(table, qv, max(limits)) for qv in queries]
+    print(f"exact top-{max(limits)} of {len(queries)} queries: {time.perf_counter() - t:.0f} s", flush=True)
+    out = {}
+    for name, cfg in configs.items():
+        res = {}
+        for limit in limits:
+            recalls, ms = [], []
+            for qv, ex in zip(queries, exact, strict=True):
+                q = table.search(qv, vector_column_name="vector").distance_type("cosine")
+                for key, value in cfg.items():
+                    q = getattr(q, key)(value)
+                t = time.perf_counter()
+                got = [r["id"] for r in q.select(["id", "_distance"]).limit(limit).to_list()]
+                ms.append((time.perf_counter() - t) * 1000)
+                recalls.append(len(set(got) & set(ex[:limit])) / limit)
+            res[f"recall@{limit}"] = statistics.mean(recalls)
+            res[f"p50_ms@{limit}"] = statistics.median(ms)
+        out[name] = res
+        print(f"{name:28s} " + "  ".join(f"{k} {v:.3f}" for k, v in res.items()), flush=True)
+    return out
+
+
+def ann_main() -> None:
+    """``python benchmarks/latency.py ann INDEX_DIR [--queries 100] [--json out.json]``: the
+    vector-query settings on held-out queries (``held_out_corpus_queries``)."""
+    from docshelf.embedders.onnx_minilm import OnnxMiniLM
+
+    ap = argparse.ArgumentParser(prog="latency.py ann")
+    ap.add_argument("index", type=Path)
+    ap.add_argument("--queries", type=int, default=100)
+    ap.add_argument("--json", type=Path)
+    args = ap.parse_args(sys.argv[2:])
+    model = OnnxMiniLM()
+    vecs = np.stack([model.embed_query(q) for q in held_out_corpus_queries(args.queries)]).astype(np.float32)
+    configs = {"engine default": {}, "refine 1": {"refine_factor": 1}}
+    for ef in (100, 200, 300, 400):
+        configs[f"ef {ef}, refine 1"] = {"ef": ef, "refine_factor": 1}
+    for nprobes in (5, 10, 20):
+        configs[f"ef 200, refine 1, nprobes {nprobes}"] = {"ef": 200, "refine_factor": 1, "nprobes": nprobes}
+    res = ann_study_corpus(args.index, vecs, configs)
+    if args.json:
+        args.json.write_text(json.dumps(res, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    ann_main() if sys.argv[1:2] == ["ann"] else main()

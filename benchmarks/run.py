@@ -171,10 +171,27 @@ def latency(n: int, cfg, compare: bool) -> tuple[list[Row], dict]:
     rows.append(Row(f"recall.{_k(n)}", f"vector index recall@10 vs exact, {_k(n)} chunks", corpus.vector_recall(
         shelf.store, recall_q), "", ">= 0.95" if n >= 100_000 else "",
         note="index: " + ("ANN" if shelf.store.has_vector_index() else "none (exact scan)")))
+    rows.append(Row(f"load.{_k(n)}", f"load average (1 min) after timing {_k(n)}", os.getloadavg()[0], "",
+                    note=f"{os.cpu_count()} CPUs; figures above were timed at this load"))
+    rows += build_rows(built)
     if compare:
         rows += compare_stacks(n, qs, shelf, corpus.p(lat["hybrid"], 50), corpus.p(lat["hybrid+collection"], 50), cfg)
     shelf.store.close() if hasattr(shelf.store, "close") else None
     return rows, {"chunks": built.chunks, "build_s": built.build_seconds}
+
+
+def build_rows(built) -> list[Row]:
+    """How long the cached index took to build (``corpus.py``: write path + optimize) and its size."""
+    facts = built.facts()
+    size_mb = (facts.get("index_bytes") or corpus.folder_bytes(built.index_dir)) / 2**20
+    parts = ", ".join(f"{name} {facts[key]:.0f} s" for name, key in (("write", "write_seconds"),
+                      ("optimize", "optimize_seconds")) if facts.get(key) is not None)
+    rss = f"peak RSS {facts['peak_rss_mb']:.0f} MB" if facts.get("peak_rss_mb") else ""
+    return [
+        Row(f"index.{_k(built.chunks)}.build_s", f"build of the {_k(built.chunks)}-chunk index (corpus.py)",
+            built.build_seconds, "s", note="; ".join(x for x in (parts, rss) if x) or "cached build"),
+        Row(f"index.{_k(built.chunks)}.disk", f"index size on disk, {_k(built.chunks)} chunks", size_mb, "MB"),
+    ]
 
 
 def compare_stacks(n: int, qs, shelf, hybrid_p50: float, hybrid_filtered_p50: float, cfg) -> list[Row]:

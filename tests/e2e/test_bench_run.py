@@ -25,7 +25,7 @@ SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "run.py"
 REQUIRED = [
     "latency.1k.hybrid.p50", "latency.1k.hybrid.p95", "latency.1k.semantic.p50", "latency.1k.keyword.p50",
     "latency.1k.hybrid_collection.p50", "latency.1k.hybrid_collection.ratio", "latency.1k.hybrid_date.p50",
-    "latency.1k.hybrid_date.ratio", "recall.1k",
+    "latency.1k.hybrid_date.ratio", "recall.1k", "load.1k", "index.1k.build_s", "index.1k.disk",
     "chroma.1k.dense.p50", "chroma.1k.where.p50", "chroma.1k.speedup_filtered", "sqlite.1k.vec_exact.p50",
     "sqlite.1k.speedup",
     "indexing.embed_only.t1", "indexing.embed_only.t2", "indexing.pipeline.t1", "indexing.pipeline.t2",
