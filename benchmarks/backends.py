@@ -3,11 +3,13 @@
     python benchmarks/backends.py parity                          # all of SciFact (docshelf eval per backend)
     python benchmarks/backends.py parity --queries 100 --distractors 400   # a small subset
     python benchmarks/backends.py speed --chunks 100000           # ingest, build, latency, recall
+    python benchmarks/backends.py keyword --docs 2000             # docshelf's BM25 vs LanceDB's, scores
 
-``parity`` builds (or reuses) the embedded SciFact index of ``docshelf eval`` (cached under
-``$DOCSHELF_EVAL_CACHE``, default ``~/.cache/docshelf/eval``), copies it into PostgreSQL and
-Qdrant with ``docshelf migrate`` (same vectors, no re-embedding) and runs the same evaluation
-on each store.
+``parity`` reuses the embedded SciFact index of ``docshelf eval`` (cached under
+``$DOCSHELF_EVAL_CACHE``, default ``~/.cache/docshelf/eval``; the newest cached one for the
+corpus when this code's cache key has none; built only when there is none at all), copies it
+into PostgreSQL and Qdrant with ``docshelf migrate`` (same chunks and vectors, no re-embedding)
+and runs the same evaluation (every mode, nDCG@10) on each store, then prints the table.
 
 ``speed`` writes N chunks of ``benchmarks/corpus.py`` (real SciFact text, vectors mixed from
 the real model's embeddings, 10 chunks a document, collections c0–c9, dates 2020–2025)
@@ -139,6 +141,36 @@ def eval_index_on(base, url: str):
     return EvalIndex(Docshelf(Settings(**settings.model_dump()), embedder=base.service.embedder), base.names, 0.0, True)
 
 
+def cached_index(dataset):
+    """The newest cached embedded index of ``docshelf eval`` for this corpus (any pipeline
+    fingerprint): when the current code's cache key has no entry, parity still needs no
+    re-embedding, since ``migrate`` copies whatever chunks and vectors the index holds."""
+    from docshelf.eval.beir import corpus_hash, default_cache_dir
+
+    folder = default_cache_dir() / f"{dataset.name}-{corpus_hash(dataset.corpus_path)}"
+    found = sorted(folder.glob("*/index/manifest.json"), key=lambda m: m.stat().st_mtime)
+    return found[-1].parent if found else None
+
+
+def base_index(dataset, args):
+    """The embedded index to compare against: ``--index-dir``; else the eval cache's entry for
+    this code (reused as ``docshelf eval`` reuses it); else the newest cached one; else built."""
+    from docshelf.embedders import embedder_from_settings
+    from docshelf.config import Settings
+    from docshelf.eval.beir import cache_key, default_cache_dir
+    from docshelf.eval.runner import open_eval_index
+
+    if args.index_dir:
+        return existing_index(dataset, args.index_dir)
+    embedder = embedder_from_settings(Settings(index_dir=Path("unused")))
+    mine = default_cache_dir() / cache_key(dataset, embedder.model_id, embedder.max_tokens, Settings(index_dir=Path("u")).chunk_overlap)
+    other = cached_index(dataset)
+    if not (mine / "manifest.json").exists() and other is not None:
+        print(f"using the cached index {other} (none for this code's cache key)", file=sys.stderr)
+        return existing_index(dataset, other)
+    return open_eval_index(dataset, embedder=embedder)
+
+
 def parity(args) -> None:
     from docshelf.eval.beir import load_dataset
     from docshelf.eval.runner import open_eval_index, run_eval
@@ -146,7 +178,8 @@ def parity(args) -> None:
     folder = subset(SCIFACT, args.queries, args.distractors, args.split) if args.queries else SCIFACT
     dataset = load_dataset(folder, args.split)
     modes = args.modes.split(",")
-    base = existing_index(dataset, args.index_dir) if args.index_dir else open_eval_index(dataset)
+    base = base_index(dataset, args)
+    table: dict[str, dict[str, float]] = {}
     with postgres(args.postgres_url) as pg_url:
         qdrant_url = args.qdrant_url or "qdrant+memory://parity"  # in-process emulation, see the docstring
         sep = "&" if "?" in pg_url else "?"
@@ -163,13 +196,84 @@ def parity(args) -> None:
                 copy = time.perf_counter() - started
                 if not report.ok:
                     print(f"{name}: migration problems {report.problems}", file=sys.stderr)
-                index = (eval_index_on(base, url) if args.index_dir else
-                         open_eval_index(dataset, settings={"store": url}))
-            result = run_eval(dataset, index, modes, max_queries=args.max_queries)
-            for m in result.modes:
-                record({"bench": "parity", "backend": name, "dataset": folder.name, "split": args.split,
-                        "queries": result.queries, "chunks": result.chunks, "mode": m.mode, **m.metrics,
-                        "p50_ms": m.latency_p50_ms, "p95_ms": m.latency_p95_ms, "migrate_s": round(copy, 1)})
+                index = eval_index_on(base, url)
+            limit = args.max_queries
+            if name == "qdrant" and not args.qdrant_url and args.qdrant_max_queries:
+                limit = min(limit or args.qdrant_max_queries, args.qdrant_max_queries)  # local mode: seconds a search
+            runs = [(name, index, limit, copy)]
+            if limit != args.max_queries and "embedded" in args.backends.split(","):
+                runs.insert(0, (f"embedded, first {limit}", base, limit, 0.0))  # the same queries, to compare with
+            for label, idx, n, took in runs:
+                result = run_eval(dataset, idx, modes, max_queries=n)
+                for m in result.modes:
+                    table.setdefault(m.mode, {})[label] = m.metrics.get("ndcg@10", float("nan"))
+                    record({"bench": "parity", "backend": label, "dataset": folder.name, "split": args.split,
+                            "queries": result.queries, "chunks": result.chunks, "mode": m.mode, **m.metrics,
+                            "p50_ms": m.latency_p50_ms, "p95_ms": m.latency_p95_ms, "migrate_s": round(took, 1)})
+    print_parity(table)
+
+
+def print_parity(table: dict[str, dict[str, float]]) -> None:
+    """nDCG@10 per mode and backend; each server backend's difference from the embedded store
+    on the same queries (``embedded, first N`` for a backend evaluated on the first N only)."""
+    names = list(dict.fromkeys(b for row in table.values() for b in row))
+    servers = [b for b in names if not b.startswith("embedded")]
+    baseline = {b: next((e for e in names if e.startswith("embedded,")), "embedded") if b == "qdrant" else "embedded"
+                for b in servers}
+    print("| mode | " + " | ".join(names) + " |" + "".join(f" {b} − {baseline[b]} |" for b in servers))
+    print("|---" * (1 + len(names) + len(servers)) + "|")
+    for mode, row in table.items():
+        cells = [f"{row[b]:.4f}" if b in row else "–" for b in names]
+        deltas = [f"{row[b] - row[baseline[b]]:+.4f}" if b in row and baseline[b] in row else "–" for b in servers]
+        print(f"| {mode} | " + " | ".join(cells) + " |" + "".join(f" {d} |" for d in deltas))
+
+
+def keyword(args) -> None:
+    """docshelf's BM25 (``stores/lexical.py``, the server backends' keyword side) against
+    LanceDB's full-text index on the same texts: ``--docs`` SciFact abstracts (title + text,
+    through ``searchable_text`` as the stores index them), every SciFact query."""
+    import lancedb
+    import pyarrow as pa
+    from lancedb.index import FTS
+    from lancedb.query import MatchQuery
+
+    from docshelf.analysis import searchable_text
+    from docshelf.stores import lexical
+
+    docs = {}
+    for line in (SCIFACT / "corpus.jsonl").open():
+        if len(docs) >= args.docs:
+            break
+        d = json.loads(line)
+        docs[d["_id"]] = searchable_text(f"{d['title']}\n{d['text']}")
+    table = lancedb.connect(tempfile.mkdtemp(prefix="docshelf-bm25-")).create_table(
+        "t", pa.table({"id": list(docs), "search_text": list(docs.values())}))
+    table.create_index("search_text", config=FTS(with_position=False, stem=True, remove_stop_words=True,
+                                                 ascii_folding=True), replace=True)
+    counted = {i: lexical.term_counts(t) for i, t in docs.items()}
+    n = len(counted)
+    avgdl = sum(length for _, length in counted.values()) / n
+    postings: dict[str, list[tuple[str, int, int]]] = {}
+    for i, (tf, length) in counted.items():
+        for term, f in tf.items():
+            postings.setdefault(term, []).append((i, f, length))
+    same = same_set = 0
+    worst = 0.0
+    queries = [json.loads(line)["text"] for line in (SCIFACT / "queries.jsonl").open()]
+    for q in queries:
+        rows = table.search(MatchQuery(q, "search_text"), query_type="fts").select(["id", "_score"]).limit(10).to_list()
+        want = {r["id"]: r["_score"] for r in rows}
+        got: dict[str, float] = {}
+        for term, w in lexical.query_terms(q).items():
+            idf = lexical.idf(n, len(postings.get(term, ())))
+            for i, f, length in postings.get(term, ()):
+                got[i] = got.get(i, 0.0) + w * idf * lexical.tf_weight(f, length, avgdl)
+        top = sorted(got, key=lambda i: -got[i])[:10]
+        same += top == list(want)
+        same_set += set(top) == set(want)
+        worst = max([worst, *(abs(got.get(i, 0.0) - s) / s for i, s in want.items())])
+    record({"bench": "keyword-bm25", "docs": n, "queries": len(queries), "same_top10_order": same,
+            "same_top10_set": same_set, "max_rel_score_diff": worst})
 
 
 # -- speed --------------------------------------------------------------------------------------
@@ -273,22 +377,25 @@ def speed(args) -> None:
 def main() -> None:
     global SCIFACT
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("what", choices=["parity", "speed"])
+    parser.add_argument("what", choices=["parity", "speed", "keyword"])
     parser.add_argument("--backends", default="embedded,postgres,qdrant")
     parser.add_argument("--postgres-url")
     parser.add_argument("--qdrant-url")
     parser.add_argument("--split", default="test")
-    parser.add_argument("--modes", default="keyword,semantic,hybrid")
+    parser.add_argument("--modes", default="keyword,semantic,hybrid,fuzzy")
     parser.add_argument("--max-queries", type=int)
+    parser.add_argument("--qdrant-max-queries", type=int, default=100,
+                        help="parity: Qdrant local mode on the first N queries only (0: all), beside the embedded store on the same N")
     parser.add_argument("--queries", type=int, default=0, help="parity on a subset: this many judged queries…")
     parser.add_argument("--distractors", type=int, default=0, help="…their relevant documents and this many others")
     parser.add_argument("--index-dir", type=Path, help="parity over this existing embedded index of the dataset")
     parser.add_argument("--chunks", type=int, default=100_000)
+    parser.add_argument("--docs", type=int, default=2000, help="keyword: this many SciFact abstracts")
     parser.add_argument("--speed-queries", type=int, default=100, help="speed: time this many queries (at most 100)")
     parser.add_argument("--scifact", type=Path, default=SCIFACT, help="The BEIR SciFact folder.")
     args = parser.parse_args()
     SCIFACT = args.scifact
-    parity(args) if args.what == "parity" else speed(args)
+    {"parity": parity, "speed": speed, "keyword": keyword}[args.what](args)
 
 
 if __name__ == "__main__":

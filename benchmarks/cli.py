@@ -65,7 +65,7 @@ def cli_argv(*args: str) -> list[str]:
 
 def _env(index_dir: Path, src: Path = SRC, **extra: str) -> dict[str, str]:
     env = {**os.environ, "DOCSHELF_INDEX_DIR": str(index_dir), "DOCSHELF_CONFIG": os.devnull,
-           "PYTHONPATH": str(src), "LANCE_LOG": "error", **extra}
+           "PYTHONPATH": str(src), **extra}
     env.pop("DOCSHELF_MODEL", None)
     return env
 

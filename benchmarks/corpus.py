@@ -44,7 +44,6 @@ from pathlib import Path
 
 import numpy as np
 
-os.environ.setdefault("LANCE_LOG", "error")  # lance's Rust deprecation warnings would flood stderr
 HERE = Path(__file__).resolve().parent
 # ../shared beside the checkout (or beside any folder above it, e.g. from a git worktree)
 SHARED_EVAL = next((d / "shared" / "eval" for d in HERE.parents if (d / "shared" / "eval" / "scifact").is_dir()),
@@ -525,6 +524,7 @@ def exact_top_ids(store, vector: np.ndarray, k: int = 10) -> list[str]:
 
 def exact_top_ids_of(table, vector: np.ndarray, k: int = 10) -> list[str]:
     q = table.search(vector, vector_column_name="vector").distance_type("cosine").bypass_vector_index()
+    # _distance selected: a vector query that leaves it out makes LanceDB warn on stderr
     return [r["id"] for r in q.select(["id", "_distance"]).limit(k).to_list()]
 
 

@@ -27,7 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-os.environ.setdefault("LANCE_LOG", "error")  # lance's Rust deprecation warnings would flood stderr
+os.environ.setdefault("LANCEDB_LOG", "error")  # the engine reads its log level from this when it loads
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 

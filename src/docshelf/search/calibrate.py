@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
-from .highlight import query_terms
+from .highlight import term_stems
 
 Confidence = Literal["high", "medium", "low", "none"]
 CONFIDENCE_LEVELS: tuple[tuple[float, Confidence], ...] = ((0.7, "high"), (0.5, "medium"), (0.3, "low"))
@@ -75,14 +75,14 @@ def coverage(query: str, text: str) -> float:
     if not patterns:
         return 0.0
     low = text.lower()
-    return sum(1 for p in patterns if p.search(low)) / len(patterns)
+    return sum(1 for stem, p in patterns if stem in low and p.search(low)) / len(patterns)
 
 
 @lru_cache(maxsize=256)
-def _coverage_patterns(query: str) -> tuple[re.Pattern[str], ...]:
-    """One compiled pattern per content term, made once per query (not once per hit)."""
-    stems = (t if len(t) <= 4 else t[: max(4, len(t) - 2)] for t in query_terms(query))
-    return tuple(re.compile(r"(?<![a-z0-9])" + re.escape(stem)) for stem in stems)
+def _coverage_patterns(query: str) -> tuple[tuple[str, re.Pattern[str]], ...]:
+    """One compiled pattern per content term, made once per query (not once per hit), with the
+    stem it needs (the plain substring test rules most texts out first)."""
+    return tuple((stem, re.compile(r"(?<![a-z0-9])" + re.escape(stem))) for stem in term_stems(query))
 
 
 def confidence(score: float | None) -> Confidence:

@@ -51,14 +51,16 @@ class Group:
         return "\n\n".join(p for p in parts if p)
 
 
-def shingles(text: str, n: int = 3) -> frozenset[str]:
+def shingles(text: str, n: int = 3) -> frozenset[tuple[str, ...]]:
+    """The text's word ``n``-grams (the whole word list when shorter), as tuples: the same sets
+    as joined strings would give (words hold no spaces), built without a join per n-gram."""
     words = _WORD.findall(text.lower())
     if len(words) < n:
-        return frozenset([" ".join(words)])
-    return frozenset(" ".join(words[i : i + n]) for i in range(len(words) - n + 1))
+        return frozenset([tuple(words)])
+    return frozenset(zip(*(words[i:] for i in range(n))))
 
 
-def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
+def jaccard(a: frozenset, b: frozenset) -> float:
     if not a or not b:
         return 0.0
     return len(a & b) / len(a | b)
@@ -95,7 +97,7 @@ def diversify(
 ) -> list[Group]:
     groups: list[Group] = []
     by_doc: dict[tuple[str, str], list[Group]] = {}
-    prints: list[frozenset[str]] = []
+    prints: list[frozenset[tuple[str, ...]]] = []
     for chunk, score in sorted(scored, key=lambda cs: -cs[1]):
         if round(score, 6) < min_score:  # hits show scores rounded to 6 places
             break

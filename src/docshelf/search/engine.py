@@ -25,6 +25,7 @@ from contextlib import AbstractContextManager, nullcontext
 from dataclasses import replace
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Protocol, runtime_checkable
 
 import numpy as np
@@ -225,7 +226,8 @@ class Searcher:
     def hybrid(self, query: str, n: int, filters: SearchFilters | None) -> list[tuple[Chunk, float]]:
         text = query_text(query)
         chunks, lex, den = self._pool(text, query, n, filters)
-        fixes = correct(query, self.store, list(chunks.values()), self.options.typos)
+        lowered = _Lowered(chunks)  # each candidate's embed_text lowered once, shared by typos and the bonus
+        fixes = correct(query, self.store, list(chunks.values()), self.options.typos, lowered=lowered.texts)
         self._local.fixes = fixes
         if fixes:
             # The corrected query's pool (its BM25 holds every exact term too, and the dense
@@ -233,6 +235,7 @@ class Searcher:
             # BM25 is a sum over terms, so the corrected part is the difference of the two.
             fixed = corrected_query(query, fixes)
             chunks, corrected, den = self._pool(query_text(fixed), fixed, n, filters)
+            lowered = _Lowered(chunks)
             exact = (self.store.text_scores(text, list(chunks)) if isinstance(self.store, ScoreLookup)
                      else {i: s for i, s in lex.items() if i in chunks})
             w = self.options.typos.weight
@@ -245,23 +248,56 @@ class Searcher:
             held = coverage(corrected_query(query, fixes) if fixes else query, " ".join((top.title, *top.heading_path, top.text)))
         fused = fuse_hybrid(lex, den, self.options.fusion, held)
         params = self.options.fusion
-        # Short *whole* sections only (no overlap: not the tail of a long section, e.g. an abstract's last chunk).
-        fused = {
-            i: f * short_prior(len(_WORD.findall(chunks[i].text)), params) if not chunks[i].overlap else f
-            for i, f in fused.items()
-        }
+        if params.short_penalty > 0:
+            # Short *whole* sections only (no overlap: not the tail of a long section, e.g. an abstract's last chunk).
+            cap = params.short_words  # the prior is 1 from there on: counting stops at the cap
+            fused = {
+                i: f * short_prior(words_up_to(chunks[i].text, cap), params) if not chunks[i].overlap else f
+                for i, f in fused.items()
+            }
         tokens = code_tokens(query)
         if tokens:  # identifiers and error codes: an exact occurrence weighs more
-            # contains_token's test, with each pattern compiled and each text lowered once
-            patterns = [re.compile(r"(?<![\w])" + re.escape(t) + r"(?![\w])") for t in tokens]
+            # contains_token's test, with each pattern compiled and each text lowered once; the
+            # plain substring test first (most candidates hold none of the tokens)
+            patterns = [(t, re.compile(r"(?<![\w])" + re.escape(t) + r"(?![\w])")) for t in tokens]
 
-            def share(text: str) -> float:
-                low = text.lower()
-                return sum(1 for p in patterns if p.search(low)) / len(patterns)
+            def share(low: str) -> float:
+                return sum(1 for t, p in patterns if t in low and p.search(low)) / len(patterns)
 
-            fused = {i: exact_bonus(f, share(chunks[i].embed_text), params) for i, f in fused.items()}
+            fused = {i: exact_bonus(f, share(lowered[i]), params) for i, f in fused.items()}
         self._local.evidence = {i: (den.get(i), lex.get(i, 0.0)) for i in chunks}
         return [(chunks[cid], score) for cid, score in sorted(fused.items(), key=lambda kv: -kv[1])]
+
+
+class _Lowered:
+    """Lower-cased ``embed_text`` of a pool's candidates, each computed at most once."""
+
+    def __init__(self, chunks: dict[str, Chunk]) -> None:
+        self.chunks = chunks
+        self.cache: dict[str, str] = {}
+
+    def __getitem__(self, cid: str) -> str:
+        low = self.cache.get(cid)
+        if low is None:
+            low = self.cache[cid] = self.chunks[cid].embed_text.lower()
+        return low
+
+    def texts(self) -> list[str]:
+        """Every candidate's, in pool order."""
+        return [self[cid] for cid in self.chunks]
+
+
+@lru_cache(maxsize=8)
+def _at_least(n: int) -> re.Pattern[str]:
+    # possessive: a word is never split to reach n, and a miss never backtracks
+    return re.compile(r"(?:[^A-Za-z0-9]*+[A-Za-z0-9]++){%d}" % n)
+
+
+def words_up_to(text: str, cap: int) -> int:
+    """``min(len(_WORD.findall(text)), cap)``, reading only the first ``cap`` words of a long text."""
+    if cap <= 0:
+        return 0
+    return cap if _at_least(cap).match(text) else min(len(_WORD.findall(text)), cap)
 
 
 def _snapshot(store: Store) -> AbstractContextManager[None]:

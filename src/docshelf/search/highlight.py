@@ -25,11 +25,16 @@ def query_terms(query: str) -> list[str]:
     return terms
 
 
+def term_stems(query: str) -> list[str]:
+    """The query terms as matched in texts: a term's prefix of at least 4 letters (``rotate`` → ``rota``)."""
+    return [t if len(t) <= 4 else t[: max(4, len(t) - 2)] for t in query_terms(query)]
+
+
 @lru_cache(maxsize=256)
-def _term_patterns(query: str) -> tuple[re.Pattern[str], ...]:
-    """One compiled pattern per query term, made once per query (not once per hit)."""
-    stems = (t if len(t) <= 4 else t[: max(4, len(t) - 2)] for t in query_terms(query))
-    return tuple(re.compile(r"\b" + re.escape(stem) + r"[\w]*") for stem in stems)
+def _term_patterns(query: str) -> tuple[tuple[str, re.Pattern[str]], ...]:
+    """One compiled pattern per query term, made once per query (not once per hit), with the
+    stem it needs (a text without that substring is not searched)."""
+    return tuple((stem, re.compile(r"\b" + re.escape(stem) + r"[\w]*")) for stem in term_stems(query))
 
 
 def highlight_spans(text: str, query: str) -> tuple[tuple[int, int], ...]:
@@ -37,7 +42,9 @@ def highlight_spans(text: str, query: str) -> tuple[tuple[int, int], ...]:
     a term's stem prefix of at least 4 letters marks inflections such as rotate → rotated)."""
     spans: list[tuple[int, int]] = []
     lowered = text.lower()
-    for pattern in _term_patterns(query):
+    for stem, pattern in _term_patterns(query):
+        if stem not in lowered:
+            continue
         for m in pattern.finditer(lowered):
             spans.append((m.start(), m.end()))
     spans.sort()

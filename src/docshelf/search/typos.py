@@ -25,7 +25,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -47,11 +47,15 @@ class TypoParams:
     weight: float = 0.8  # a corrected term's BM25 counts this much of an exact term's
 
 
-def correct(query: str, store: Store, candidates: Sequence[Chunk], params: TypoParams) -> dict[str, str]:
-    """Misspelt query words (folded, as the index reads them) → the indexed word meant."""
+def correct(
+    query: str, store: Store, candidates: Sequence[Chunk], params: TypoParams,
+    lowered: Callable[[], Sequence[str]] | None = None,
+) -> dict[str, str]:
+    """Misspelt query words (folded, as the index reads them) → the indexed word meant.
+    ``lowered()``: the candidates' ``embed_text`` lower-cased, when the caller has them."""
     if not params.enabled:
         return {}
-    texts = [c.embed_text.lower() for c in candidates]
+    texts: Sequence[str] | None = None
     found: dict[str, str] = {}
     checked = 0
     for word in dict.fromkeys(words(query)):
@@ -60,6 +64,8 @@ def correct(query: str, store: Store, candidates: Sequence[Chunk], params: TypoP
         if len(word) < 4 or not word.isalpha():
             continue
         root = stem(word)
+        if texts is None:  # only once a word needs the check (short words and numbers never do)
+            texts = lowered() if lowered is not None else [c.embed_text.lower() for c in candidates]
         if any(word in t or root in t for t in texts):
             continue  # known: a keyword candidate holds it
         if word in english_words():

@@ -16,12 +16,17 @@ and almost none of it is for an embedded table (benchmarks/README.md, "CLI"):
 
 Each trick leaves behaviour unchanged (the same objects exist, built later), is undone
 after the import, and is skipped when the private hook it needs is missing.
+
+The engine's Rust log level is read from ``LANCEDB_LOG`` once, when the extension module
+loads: ``quiet_engine_logs`` sets it to ``error`` first (unless the user set it), so engine
+warnings (deprecation notices and the like) never reach a server's stderr.
 """
 
 from __future__ import annotations
 
 import importlib.util
 import logging
+import os
 import sys
 import threading
 import types
@@ -114,11 +119,22 @@ def _cheap_overrides() -> Iterator[None]:
         overrides.override = previous
 
 
+ENGINE_LOG = "LANCEDB_LOG"
+"""The variable lancedb 0.40's extension reads its log filter from (not ``LANCE_LOG``)."""
+
+
+def quiet_engine_logs() -> None:
+    """Engine log records below ERROR off stderr, unless the user chose a level. Only effective
+    before lancedb is first imported (the level is fixed when its extension loads)."""
+    os.environ.setdefault(ENGINE_LOG, "error")
+
+
 def import_lancedb() -> types.ModuleType:
     """``lancedb``, imported the fast way unless something imported it already."""
     module = sys.modules.get("lancedb")
     if module is not None:
         return module
+    quiet_engine_logs()
     with _import_lock:
         if "lancedb" in sys.modules:
             return sys.modules["lancedb"]
@@ -131,4 +147,4 @@ def import_lancedb() -> types.ModuleType:
         return lancedb
 
 
-__all__ = ["import_lancedb"]
+__all__ = ["ENGINE_LOG", "import_lancedb", "quiet_engine_logs"]

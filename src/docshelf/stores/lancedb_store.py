@@ -36,6 +36,7 @@ from ..crashpoints import crash_point
 from ..errors import DocshelfError, InvalidQuery, StoreError
 from ..models import Chunk, DocumentRecord, SearchFilters
 from .filters import quote, to_sql
+from .lancedb_import import import_lancedb
 from .lance_queries import ann_ef, cosines, found_ids, fuzzy_query, lexical_ids, matrix, pool_rounds
 from .records import field_tokens
 from .locks import FileWriterLock
@@ -112,8 +113,7 @@ class LanceStore:
     scalar_index_min_rows = 10_000
 
     def __init__(self, index_dir: Path, dimensions: int) -> None:
-        os.environ.setdefault("LANCE_LOG", "error")  # lance's Rust warnings would go to stderr
-        import lancedb
+        lancedb = import_lancedb()  # engine warnings off stderr (see quiet_engine_logs)
 
         self.dir = Path(index_dir)
         self.dimensions = dimensions

@@ -7,10 +7,11 @@ Point ids are ``uuid5`` of the chunk id (or document key), so a retried upsert o
 
 Keyword side: docshelf tokenises (``lexical.py``, the same analyser at index and query
 time) and stores each chunk's BM25 term-frequency part as a sparse vector (term id = CRC32 of
-the term; ``avgdl`` fixed when the index is created); Qdrant's IDF modifier multiplies in
-``ln(1 + (N − df + 0.5)/(df + 0.5))`` at query time, so a sparse query with weight 1 per term
-returns BM25. Fuzzy mode expands query words against the index's vocabulary (kept in the
-meta collection) with the same edit-distance rule as the other stores.
+the term; ``avgdl`` fixed when the index is created, re-fitted by ``optimize``); Qdrant's IDF
+modifier multiplies in ``ln(1 + (N − df + 0.5)/(df + 0.5))`` at query time, so a sparse query
+weighting each term by its count in the query returns BM25. Fuzzy mode expands query words
+against the index's vocabulary (kept in the meta collection) with the same edit-distance rule
+as the other stores.
 
 Filters become Qdrant filter conditions inside the query (filterable HNSW, before top-k).
 Qdrant has no regular expressions or string prefixes: ``path_glob`` and a ``path_prefix``
@@ -50,6 +51,7 @@ log = logging.getLogger(__name__)
 
 NAMESPACE = uuid.UUID("6f1c1d2e-8a51-4c1e-9c55-2f6f1b7f9d10")
 BATCH = 256
+AVGDL_DRIFT = 0.005  # optimize() rewrites the sparse vectors when the average length moved more
 RETRIES = 4
 LEASE_SECONDS = 30.0
 _LOCAL: dict[str, Any] = {}  # local-mode clients by path: one per process (it locks its folder)
@@ -240,14 +242,13 @@ class QdrantStore:
         points, vocab = [], set()
         for c, v, tf, length in counted:
             vocab.update(tf)
-            ids = {term_id(t): lexical.tf_weight(n, length, avgdl) for t, n in tf.items()}
             payload = to_dict(c) | {
                 "doc_key": doc_key(c.root, c.path), "tags": [t.lower() for t in c.tags],
                 "fields": field_tokens(c.metadata_json), "date_num": _date_num(c.date), "path_dirs": _dirs(c.path),
             }
             points.append(m.PointStruct(id=point_id(c.id), payload=payload, vector={
                 "dense": np.asarray(v, dtype=np.float32).tolist(),
-                "bm25": m.SparseVector(indices=list(ids), values=list(ids.values())),
+                "bm25": self._doc_sparse(tf, length, avgdl),
             }))
         self._upsert(self.chunks, points)
         keys = [doc_key(r.root, r.path) for r, _, _ in items]
@@ -258,6 +259,11 @@ class QdrantStore:
         self._call("delete", lambda: self.client.delete(self.chunks, m.FilterSelector(filter=stale), wait=True))
         self._add_vocabulary(vocab)
         self.put_records([r for r, _, _ in items])
+
+    def _doc_sparse(self, tf: dict[str, int], length: int, avgdl: float) -> Any:
+        """A chunk's sparse vector: BM25's term-frequency part per term id."""
+        ids = {term_id(t): lexical.tf_weight(n, length, avgdl) for t, n in tf.items()}
+        return self.m.SparseVector(indices=list(ids), values=list(ids.values()))
 
     def _add_vocabulary(self, terms: set[str]) -> None:
         """Remember new index terms (for fuzzy expansion); a term is never removed, it just stops matching."""
@@ -481,7 +487,29 @@ class QdrantStore:
         self._vocab = None
 
     def optimize(self) -> None:
-        """Nothing to do: Qdrant's optimizer merges segments and builds HNSW in the background."""
+        """Qdrant's optimizer merges segments and builds HNSW in the background. Here: BM25's
+        length normalisation. The sparse vectors hold ``tf_weight`` for the average chunk length
+        of the first write (a migration's first batch, say); when the index's true average has
+        moved more than ``AVGDL_DRIFT`` from it, every chunk's sparse vector is rewritten for the
+        true one, so scores equal the embedded store's (LanceDB uses the current average)."""
+        points = self._scroll(self.chunks)
+        counted = [(p.id, *lexical.term_counts(searchable_text(p.payload.get("embed_text", "")))) for p in points]
+        if not counted:
+            return
+        true = max(1.0, sum(n for *_, n in counted) / len(counted))
+        stored = self._avgdl_for([])
+        if abs(true - stored) <= AVGDL_DRIFT * true:
+            return
+        m = self.m
+        updates = [
+            m.PointVectors(id=pid, vector={"bm25": self._doc_sparse(tf, length, true)}) for pid, tf, length in counted
+        ]
+        for i in range(0, len(updates), BATCH):
+            batch = updates[i : i + BATCH]
+            self._call("update vectors", lambda b=batch: self.client.update_vectors(self.chunks, b, wait=True))
+        self._meta_put("bm25", {"avgdl": true})
+        self._avgdl = true
+        log.info("BM25 re-normalised for an average chunk length of %.1f terms (was %.1f)", true, stored)
 
     def reset(self) -> None:
         for name in (self.chunks, self.docs, self.meta):
