@@ -9,11 +9,18 @@ exit (wall) with its CPU time (user + system, from ``RUSAGE_CHILDREN``):
   it over the local query socket (``live/query_socket.py``) and loads nothing heavy.
 - **via watch**: the same with ``docshelf watch`` holding (a copy of) the index.
 
+The CLI is started the way the ``docshelf`` script starts it (``cli_entry.main``). A cold
+search reads the score calibration recorded for the index's version (``calibration.json``,
+written by the untimed first search), as every search after the first on an unchanged index
+does; a served search is read and printed by the thin client without Typer or pydantic
+(its settings key recorded by the untimed first call).
+
 Each run asks a different real SciFact question (hybrid, k=10); the figures are medians.
 Every answer from a server is compared with the in-process answer to the same question
 (the JSON minus ``took_ms``): ``identical`` must be true. ``--baseline-src`` times the
 cold CLI of another source tree (e.g. main before this change) in the same run,
-alternating with this one, so machine noise hits both alike. ``python -c pass`` is the
+alternating with this one, so machine noise hits both alike, and its CLI asking the same
+running servers. ``python -c pass`` is the
 interpreter's own floor on this machine.
 
     python benchmarks/cli.py [--chunks 10000] [--runs 7] [--baseline-src /path/to/old/src] [--json out.jsonl]
@@ -60,7 +67,10 @@ def timed(argv: list[str], env: dict[str, str]) -> tuple[float, float, subproces
 
 
 def cli_argv(*args: str) -> list[str]:
-    return [sys.executable, "-c", "from docshelf.interfaces.cli import main; main()", *args]
+    """What the ``docshelf`` script runs (its entry point; ``cli.main`` in trees from before it)."""
+    code = ("try:\n    from docshelf.interfaces.cli_entry import main\n"
+            "except ImportError:\n    from docshelf.interfaces.cli import main\nmain()")
+    return [sys.executable, "-c", code, *args]
 
 
 def _env(index_dir: Path, src: Path = SRC, **extra: str) -> dict[str, str]:
@@ -101,23 +111,30 @@ def stop_server(proc: subprocess.Popen) -> None:
 
 
 def via_server(kind: str, argv: list[str], env: dict[str, str], index_dir: Path, questions: list[str],
-               local: dict[str, dict], log: Path) -> dict:
-    """Median wall/CPU of the CLI answered by a running ``kind``; checks every answer against ``local``."""
+               local: dict[str, dict], log: Path, baseline_env: dict[str, str] | None = None) -> dict:
+    """Median wall/CPU of the CLI answered by a running ``kind``; checks every answer against ``local``.
+    With ``baseline_env`` the other tree's CLI asks the same server, alternating with this one."""
     proc = start_server(argv, env, index_dir, log)
+    clients = {"new": env, **({"baseline": baseline_env} if baseline_env else {})}
     try:
-        walls, cpus, identical = [], [], True
-        timed(cli_argv("search", "warm-up", "--json"), env)  # the server's first search measures its calibration
+        walls, cpus, identical = {c: [] for c in clients}, {c: [] for c in clients}, True
+        for client_env in clients.values():  # the first asks the server to measure its calibration
+            timed(cli_argv("search", "warm-up", "--json"), client_env)  # the new CLI also records its key here
         for q in questions:
-            wall, cpu, done = timed(cli_argv("-v", "search", q, "--json"), env)
-            if f"answered by docshelf {kind} (pid {proc.pid})" not in done.stderr:
-                raise RuntimeError(f"the CLI was not answered by {kind}: {done.stderr[-1000:]}")
-            walls.append(wall)
-            cpus.append(cpu)
-            identical &= _json(done.stdout) == local[q]
+            for client, client_env in clients.items():
+                wall, cpu, done = timed(cli_argv("-v", "search", q, "--json"), client_env)
+                if f"answered by docshelf {kind} (pid {proc.pid})" not in done.stderr:
+                    raise RuntimeError(f"the {client} CLI was not answered by {kind}: {done.stderr[-1000:]}")
+                walls[client].append(wall)
+                cpus[client].append(cpu)
+                identical &= _json(done.stdout) == local[q]
     finally:
         stop_server(proc)
-    return {"wall_s": statistics.median(walls), "cpu_s": statistics.median(cpus), "runs": len(walls),
-            "identical": identical}
+    result = {"wall_s": statistics.median(walls["new"]), "cpu_s": statistics.median(cpus["new"]),
+              "runs": len(walls["new"]), "identical": identical}
+    if baseline_env:
+        result["baseline"] = {"wall_s": statistics.median(walls["baseline"]), "cpu_s": statistics.median(cpus["baseline"])}
+    return result
 
 
 def run(chunks: int = 10_000, runs: int = 7, baseline_src: Path | None = None, quick: bool = False) -> dict:
@@ -155,12 +172,13 @@ def run(chunks: int = 10_000, runs: int = 7, baseline_src: Path | None = None, q
     with tempfile.TemporaryDirectory(prefix="docshelf-clibench-") as tmp:
         result["via_serve"] = via_server(
             "serve", cli_argv("serve", "--read-only", "--no-watch"), server_env, index_dir, questions[:runs], local,
-            Path(tmp) / "serve.log")
+            Path(tmp) / "serve.log", _env(index_dir, baseline_src) if baseline_src else None)
         # watch writes its index: a private copy of the cached one (same roots, unchanged files).
         copy = Path(tmp) / "index"
-        shutil.copytree(index_dir, copy, ignore=shutil.ignore_patterns("query-*", "*.lock"))
+        shutil.copytree(index_dir, copy, ignore=shutil.ignore_patterns("query-*", "*.lock", "calibration.json"))
         result["via_watch"] = via_server(
-            "watch", cli_argv("watch"), _env(copy), copy, questions[:runs], local, Path(tmp) / "watch.log")
+            "watch", cli_argv("watch"), _env(copy), copy, questions[:runs], local, Path(tmp) / "watch.log",
+            _env(copy, baseline_src) if baseline_src else None)
     return result
 
 
@@ -171,6 +189,8 @@ def table(r: dict) -> str:
     rows.append(("cold (in-process)", r["cold"]["wall_s"], r["cold"]["cpu_s"], ""))
     for kind in ("serve", "watch"):
         v = r[f"via_{kind}"]
+        if "baseline" in v:
+            rows.append((f"via running {kind}, baseline", v["baseline"]["wall_s"], v["baseline"]["cpu_s"], ""))
         rows.append((f"via running {kind}", v["wall_s"], v["cpu_s"], "identical" if v["identical"] else "DIFFERENT"))
     lines = ["| `docshelf search` | wall s (median) | CPU s (median) | answers |", "|---|---:|---:|---|"]
     for name, wall, cpu, note in rows:

@@ -1,7 +1,8 @@
 """Every performance figure of issue 11 in one run, one table: target, measured median, met or missed.
 
     python benchmarks/run.py                # 10k and 100k chunks (about an hour on a busy 2-core machine)
-    python benchmarks/run.py --full         # and 1M chunks (needs ~5 GiB free; the build takes long)
+    python benchmarks/run.py --full         # and 1M chunks (needs ~4 GiB free; the build ~45 min at load 17)
+    python benchmarks/run.py --only latency --sizes 1000000   # the 1M rows alone
     python benchmarks/run.py --quick        # 10k only, fewer queries and files: minutes
     python benchmarks/run.py --smoke        # 1k chunks, a few queries: what CI runs (the figures mean nothing)
     ... --json results.json                 # the rows as JSON too
@@ -561,6 +562,8 @@ def main() -> int:
     size.add_argument("--full", action="store_true", help="also 1M chunks")
     ap.add_argument("--json", type=Path, help="write the rows here as JSON")
     ap.add_argument("--only", help="comma-separated sections: latency,indexing,reindex,servers,cli,quality")
+    ap.add_argument("--sizes", help="comma-separated chunk counts for the latency section (e.g. 1000000), "
+                    "instead of the preset's")
     ap.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
@@ -571,8 +574,9 @@ def main() -> int:
     if args.full:
         cfg.sizes = [*cfg.sizes, 1_000_000]
     small, big = cfg.sizes[0], min(cfg.sizes[-1], 100_000)
+    latency_sizes = [int(n) for n in args.sizes.split(",")] if args.sizes else cfg.sizes
     sections = {
-        "latency": lambda: [r for n in cfg.sizes for r in latency(n, cfg, n == cfg.compare_size)[0]],
+        "latency": lambda: [r for n in latency_sizes for r in latency(n, cfg, n == cfg.compare_size)[0]],
         "indexing": lambda: indexing(cfg, compare=True),
         "reindex": lambda: reindex(big, cfg),
         "servers": lambda: servers(big, cfg, sorted({small, big})),
@@ -594,7 +598,7 @@ def main() -> int:
         if args.json:  # what is measured so far survives a run that is stopped later
             partial = [Row(**asdict(r)).judge() for r in rows]
             args.json.write_text(json.dumps({"partial": True, "rows": [asdict(r) for r in partial]}, indent=1) + "\n")
-    if 1_000_000 not in cfg.sizes and (not args.only or "latency" in wanted):
+    if 1_000_000 not in latency_sizes and (not args.only or "latency" in wanted):
         rows += [Row("latency.1M.hybrid.p50", "hybrid search, 1M chunks, p50", None, "ms", "<= 50", status="not run",
                      note="`--full` (builds a 1M-chunk index)"),
                  Row("recall.1M", "vector index recall@10 vs exact, 1M chunks", None, "", ">= 0.95", status="not run",

@@ -131,6 +131,7 @@ class Docshelf:
         """
         from .embedders import embedder_from_settings
         from .pipeline.chunk import Chunker
+        from .search.calibration_memo import CalibrationMemo
         from .search.engine import SearchOptions, Searcher
         from .stores import index_exists, open_store
 
@@ -155,6 +156,7 @@ class Docshelf:
             SearchOptions(max_per_doc=settings.max_chunks_per_doc),
             semantic_ready=lambda: self.semantic_ready,
             reranker=_reranker(settings),
+            calibration_memo=CalibrationMemo(self.index_dir, self.store, self.embedder.model_id, settings.query_prefix),
         )
         self.wait_for_model = True  # servers set False so a search never blocks on a model load
         self._lock = self.store.writer_lock()

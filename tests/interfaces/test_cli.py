@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -292,3 +296,45 @@ def test_doctor_warns_without_an_index_and_on_an_empty_one(run, tmp_path):
     index = diagnose(settings)[0]
     assert (index.status, index.detail) == ("warn", f"{tmp_path / 'index'}: 0 documents, 0 chunks, 0 failed; "
                                                     "the index is empty: `docshelf index PATH` adds documents")
+
+
+ENTRY_POINTS = ["from docshelf.interfaces.cli import main; main()", "from docshelf.interfaces.cli_entry import main; main()"]
+
+
+@pytest.mark.parametrize("entry", ENTRY_POINTS, ids=["cli", "cli_entry"])
+def test_a_cold_search_without_an_index_exits_1_not_aborted(tmp_path, entry):
+    """The packaged model starts loading on a second thread before the index is opened; an
+    error meanwhile used to end the process inside onnxruntime's set-up (abort, exit 134)."""
+    env = _cold_env(tmp_path / "none")
+    env.pop("DOCSHELF_MODEL", None)  # the real model: the one that loads on the second thread
+    done = subprocess.run([sys.executable, "-c", entry, "search", "what causes cancer", "--json"], env=env,
+                          capture_output=True, text=True, timeout=180)
+    assert (done.returncode, done.stdout) == (1, ""), done.stderr
+    assert done.stderr.startswith("Error: no index at ") and done.stderr.count("\n") == 1, done.stderr
+
+
+def test_the_entry_point_ends_a_search_with_its_output_and_exit_code(tmp_path, write):
+    """``cli_entry.leave`` skips the interpreter's teardown: the output must still all arrive,
+    and the exit codes stay those of ``cli.main`` (0, 1 for an error, 2 for a usage error)."""
+    for n in range(30):
+        write(tmp_path / "docs", f"a{n:02}.md", f"# Alpha {n}\n\n" + " ".join(f"alpha w{n}x{i}" for i in range(120)))
+    env = _cold_env(tmp_path / "index")
+    subprocess.run([sys.executable, "-c", ENTRY_POINTS[0], "index", str(tmp_path / "docs")], env=env, check=True,
+                   capture_output=True, timeout=180)
+    results = {}
+    for entry in ENTRY_POINTS:
+        runs = [subprocess.run([sys.executable, "-c", entry, "search", *args], env=env, capture_output=True,
+                               text=True, timeout=180)
+                for args in (["alpha", "--json", "-k", "20"], ["alpha", "--mode", "nope"], ["alpha", "--linked-to", "x"])]
+        results[entry] = [(r.returncode, r.stderr) for r in runs]
+        ok = json.loads(runs[0].stdout)  # all of it arrived (a long text: more than one buffer's worth)
+        assert len(ok["hits"]) == 20 and len(runs[0].stdout) > 8192
+    assert results[ENTRY_POINTS[0]] == results[ENTRY_POINTS[1]]
+    assert [code for code, _ in results[ENTRY_POINTS[1]]] == [0, 2, 1]
+
+
+def _cold_env(index: Path) -> dict[str, str]:
+    from mcp_harness import SRC
+
+    return {**os.environ, "DOCSHELF_INDEX_DIR": str(index), "DOCSHELF_CONFIG": os.devnull, "DOCSHELF_MODEL": "fake",
+            "DOCSHELF_QUERY_TIMEOUT": "0", "PYTHONPATH": SRC}

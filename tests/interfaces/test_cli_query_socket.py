@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -131,22 +132,84 @@ class TestWithARunningServe:
         code, out, answered = cli("search", "widgetron", "--json")
         assert (code, answered, json.loads(out)["mode"]) == (0, "", "keyword")
 
-    def test_the_thin_client_loads_no_store_model_or_numpy(self, serve, index) -> None:
+    def test_the_thin_client_loads_no_store_model_numpy_or_cli_framework(self, serve, index) -> None:
+        """The ``docshelf`` entry point (``cli_entry``): the first call records the settings key,
+        the second finds it and imports none of the heavy or framework modules."""
         code = (
             "import json, sys\n"
-            "from docshelf.interfaces.cli import main\n"
+            "from docshelf.interfaces.cli_entry import main\n"
             "try:\n"
             "    main(['search', 'quasar', '--json'])\n"
             "except SystemExit as exc:\n"
             "    assert not exc.code, exc.code\n"
-            "heavy = sorted(m for m in ('lancedb', 'onnxruntime', 'numpy', 'pyarrow') if m in sys.modules)\n"
-            "print(json.dumps(heavy), file=sys.stderr)\n"
+            "heavy = ('lancedb', 'onnxruntime', 'numpy', 'pyarrow', 'pydantic', 'pydantic_settings', 'typer', 'rich')\n"
+            "print(json.dumps(sorted(m for m in heavy if m in sys.modules)), file=sys.stderr)\n"
         )
-        done = subprocess.run([sys.executable, "-c", code], env={**os.environ, **_env(index)}, capture_output=True,
-                              text=True, timeout=120)
+        runs = [subprocess.run([sys.executable, "-c", code], env={**os.environ, **_env(index)}, capture_output=True,
+                               text=True, timeout=120) for _ in range(2)]
+        for done in runs:
+            assert done.returncode == 0, done.stderr
+            assert json.loads(done.stdout)["hits"][0]["path"] == "faq.md"
+        assert runs[1].stderr.strip().splitlines()[-1] == "[]"
+
+    def test_the_thin_client_prints_what_the_full_cli_prints(self, serve, index, tmp_path) -> None:
+        """Byte for byte (``took_ms`` aside) for every flag the thin parser takes; a value the
+        request or the service rejects leaves it to the full CLI, which reports it as before."""
+        variants = [
+            ["search", "frobnicator", "--json"],
+            ["search", "widgetron install", "-k", "2", "--mode", "keyword", "--json"],
+            ["search", "--json", "quasar", "--path", "faq", "--min-score", "0.1", "-m", "hybrid"],
+            ["search", "widgets", "--json", "--collection", "default", "--type", "doc", "--limit=3"],
+            ["search", "widgets", "--json", "--tag", "x", "--all-tag", "y", "--field", "title=FAQ"],
+            ["search", "quasar", "--from", "2020-01-01", "--to", "2030-12-31T10:00", "--glob", "*.md", "--json"],
+            ["--index-dir", str(index), "search", "--json", "--", "--frobnicator"],
+            ["search", "quasar", "--json", "--model", "fake"],
+        ]
+        rejected = [["search", "quasar", "-k", "0", "--json"], ["search", "quasar", "--mode", "bogus", "--json"],
+                    ["search", "quasar", "--from", "yesterday", "--json"],
+                    ["search", "quasar", "--linked-to", "nowhere", "--json"]]  # the service's error, exit 1
+        script = tmp_path / "both.py"
+        script.write_text(
+            "import contextlib, io, json, sys\n"
+            "from docshelf.interfaces.cli_entry import answer_from_server\n"
+            "variants, rejected = json.loads(sys.argv[1]), json.loads(sys.argv[2])\n"
+            "def full(args):\n"
+            "    from docshelf.interfaces.cli import main\n"
+            "    out, err = io.StringIO(), io.StringIO()\n"
+            "    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):\n"
+            "        try:\n"
+            "            main(args)\n"
+            "            code = 0\n"
+            "        except SystemExit as exc:\n"
+            "            code = exc.code or 0\n"
+            "    return [code, out.getvalue(), err.getvalue()]\n"
+            "def thin(args):\n"
+            "    out = io.StringIO()\n"
+            "    with contextlib.redirect_stdout(out):\n"
+            "        answered = answer_from_server(args)\n"
+            "    return [answered, out.getvalue(), 'typer' in sys.modules or 'pydantic' in sys.modules]\n"
+            "first = [thin(a) for a in variants]\n"  # nothing recorded for --model/--index-dir yet: declined
+            "thin_rejected = [thin(a) for a in rejected]\n"
+            "full_out = [full(a) for a in variants + rejected]\n"  # the full CLI (records every key)
+            "again = [thin(a) for a in variants]\n"
+            "print(json.dumps({'first': first, 'thin_rejected': thin_rejected, 'full': full_out, 'again': again}))\n"
+        )
+        done = subprocess.run([sys.executable, str(script), json.dumps(variants), json.dumps(rejected)],
+                              env={**os.environ, **_env(index)}, capture_output=True, text=True, timeout=180)
         assert done.returncode == 0, done.stderr
-        assert done.stderr.strip().splitlines()[-1] == "[]"
-        assert json.loads(done.stdout)["hits"][0]["path"] == "faq.md"
+        data = json.loads(done.stdout)
+        took = re.compile(r'"took_ms": [0-9.e-]+')
+        assert [f[0] for f in data["first"]][-2:] == [False, False]
+        assert all(not t[2] for t in data["first"] + data["thin_rejected"])  # no framework imported so far
+        assert data["thin_rejected"] == [[False, "", False]] * len(rejected)
+        full_variants, full_rejected = data["full"][: len(variants)], data["full"][len(variants):]
+        for args, (answered, out, _), (code, full_out, _) in zip(variants, data["again"], full_variants):
+            assert answered and code == 0, args
+            assert took.sub("", out) == took.sub("", full_out), args
+            assert json.loads(out)["query"], args
+        for args, (code, out, err) in zip(rejected, full_rejected):
+            assert (code, out) == ((1, "") if "--linked-to" in args else (2, "")), args
+            assert ("Error: linked_to" if "--linked-to" in args else "Invalid value") in err, (args, err)
 
     def test_the_servers_socket_and_announcement_are_owner_only(self, serve, index) -> None:
         for path in (index / f"query-{serve.pid}.json", index / f"query-{serve.pid}.sock"):

@@ -102,7 +102,8 @@ def test_cli_modules_share_cli_app_and_import_nothing_private():
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.ImportFrom) and node.level and node.module is not None:
                 private = [a.name for a in node.names if a.name.startswith("_")]
-                back_to_cli = node.level == 1 and node.module == "cli" and path.stem != "cli"
+                # cli_entry.py is the entry point that hands over to cli.main: it may.
+                back_to_cli = node.level == 1 and node.module == "cli" and path.stem not in ("cli", "cli_entry")
                 if private or back_to_cli:
                     offenders.append(f"{path.name}: from {'.' * node.level}{node.module} import "
                                      f"{', '.join(a.name for a in node.names)}")

@@ -4,7 +4,7 @@ The repository's own Starlette docs (``benchmarks/docsets/starlette``) indexed w
 embedder (the ranking logic runs for real: BM25 from the store, fusion, short-passage prior,
 exact-token bonus, typo correction, diversity, merges, highlights, calibrated scores), searched
 with the set's 65 questions plus typo, identifier and one-word queries in every mode. The
-hits (path and chunk index: chunk ids hash the checkout's absolute path), scores, highlights, notes and confidences are compared with a snapshot. A deliberate
+ids, scores, highlights, notes and confidences are compared with a snapshot. A deliberate
 ranking change regenerates it with
 ``DOCSHELF_UPDATE_SNAPSHOTS=1 python -m pytest tests/unit/test_search_regression.py``
 (review the diff: it shows which answers moved).
@@ -40,12 +40,17 @@ def _results(shelf, queries):
             r = shelf.search(q, k=10, mode=mode)
             out[f"{mode} | {q}"] = {
                 "note": r.note, "confidence": r.confidence,
-                "hits": [[f"{h.path}#{h.chunk_index}", round(h.score, 5), [list(s) for s in h.highlights],
-                          h.start_line, h.end_line] for h in r.hits],
+                "hits": [[_where(h), round(h.score, 5), [list(s) for s in h.highlights], h.start_line, h.end_line]
+                         for h in r.hits],
             }
     r = shelf.search("routing and mounting applications", k=5, mode="hybrid", max_per_doc=1)
-    out["hybrid per_doc=1 | routing"] = {"hits": [[f"{h.path}#{h.chunk_index}", round(h.score, 5)] for h in r.hits]}
+    out["hybrid per_doc=1 | routing"] = {"hits": [[_where(h), round(h.score, 5)] for h in r.hits]}
     return out
+
+
+def _where(hit) -> str:
+    """The chunk, named the same in every checkout (a chunk id hashes the root's absolute path)."""
+    return f"{hit.path}#{hit.chunk_index}"
 
 
 def _dump(results: dict) -> str:

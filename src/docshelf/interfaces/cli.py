@@ -15,7 +15,8 @@ import typer
 from .. import allocator
 from ..errors import DocshelfError, InvalidRequest
 from ..requests import DocumentListRequest, DocumentRequest, SearchRequest
-from .cli_app import GlobalOptionsGroup, app, err, escape, main_options, out, settings
+from .cli_app import GlobalOptionsGroup, app, err, escape, main_options, out, settings, state
+from .cli_args import command_of, settings_args_of
 from .cli_app import print_json as _print_json
 from .cli_app import service as _service
 from .output import citation, to_jsonable
@@ -132,10 +133,14 @@ def _ask_running_server(request: SearchRequest):
     if not query_socket.supported():
         return None
     config = settings()
-    answer = query_socket.ask(Path(config.index_dir).expanduser().resolve(), query_socket.settings_key(config),
-                              request.model_dump(mode="json"))
+    key = query_socket.settings_key(config)
+    if state.settings_args is not None:  # the thin client (cli_entry.py) finds it there next time
+        from ..live import query_keys
+
+        query_keys.remember(state.settings_args, config, key)
+    answer = query_socket.ask(Path(config.index_dir).expanduser().resolve(), key, request.model_dump(mode="json"))
     if answer is not None:
-        log.info("answered by docshelf %s (pid %d) in %.0f ms", answer.kind, answer.pid, answer.seconds * 1000)
+        log.info(query_socket.answered_line(answer))
     return answer
 
 
@@ -150,9 +155,16 @@ def _search_in_process(request: SearchRequest):
 
     config = settings()
     embedder = embedder_from_settings(config)
+    loader = None
     if (request.mode or config.search_mode) in ("hybrid", "semantic") and not config.model.startswith(REMOTE_PREFIXES):
-        threading.Thread(target=_load_quietly, args=(embedder,), name="docshelf-model", daemon=True).start()
-    return Docshelf(config, embedder=embedder, create=False).search(request)
+        loader = threading.Thread(target=_load_quietly, args=(embedder,), name="docshelf-model", daemon=True)
+        loader.start()
+    try:
+        return Docshelf(config, embedder=embedder, create=False).search(request)
+    except BaseException:
+        if loader is not None:  # exiting while onnxruntime builds its session aborts the process (exit 134)
+            loader.join()
+        raise
 
 
 def _load_quietly(embedder) -> None:
@@ -334,29 +346,11 @@ def _register_more_commands() -> None:
 _register_more_commands()
 
 
-def _command_of(args: list[str]) -> str | None:
-    """The command a command line runs (global options may come anywhere), or None."""
-    from .cli_app import GLOBAL_OPTIONS, hoist_global_options
-
-    hoisted = hoist_global_options(args)
-    i = 0
-    while i < len(hoisted):
-        arg = hoisted[i]
-        if arg == "--":
-            return None
-        if not arg.startswith("-"):
-            return arg
-        if GLOBAL_OPTIONS.get(arg):  # takes a value: skip it
-            i += 1
-        i += 1
-    return None
-
-
 def _app_for(args: list[str]) -> typer.Typer:
     """The whole app, or for ``search`` the same callback and command alone: Typer builds every
     registered command's parameters on each run, which costs more than a search a running
     server answers. Parsing, help and errors of ``search`` are the same either way."""
-    if _command_of(args) != "search":
+    if command_of(args) != "search":
         return app
     alone = typer.Typer(name="docshelf", cls=GlobalOptionsGroup, help=app.info.help, no_args_is_help=True,
                         add_completion=False, pretty_exceptions_enable=False)
@@ -369,6 +363,7 @@ def main(argv: list[str] | None = None) -> None:
     """Entry point: run the app, turning DocshelfError into one clear line and exit 1."""
     allocator.tune()  # before any thread starts (see allocator.py)
     args = list(sys.argv[1:] if argv is None else argv)
+    state.settings_args = settings_args_of(args)
     try:
         code = _app_for(args)(args=args, prog_name="docshelf", standalone_mode=False)
         if isinstance(code, int) and code:  # typer.Exit(n) comes back as a return value here

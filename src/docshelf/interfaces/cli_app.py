@@ -8,9 +8,7 @@ command: ``GlobalOptionsGroup`` moves them to the front before Click parses.
 
 from __future__ import annotations
 
-import json
 import logging
-import re
 import sys
 from pathlib import Path
 from typing import Annotated, Any, Optional
@@ -19,39 +17,8 @@ import typer
 from typer.core import TyperGroup
 
 from .. import __version__
-from .output import to_jsonable
-
-# Global options: name → takes a value. Kept in step with ``main_options`` below.
-GLOBAL_OPTIONS = {
-    "--config": True, "-c": True, "--index-dir": True, "--model": True, "--device": True, "--verbose": False,
-}
-_VERBOSE_SHORT = re.compile(r"^-v+$")
-
-
-def hoist_global_options(args: list[str]) -> list[str]:
-    """Move global options found after the command to the front, where Click expects them.
-
-    ``docshelf index PATH --index-dir X`` becomes ``docshelf --index-dir X index PATH``.
-    Nothing after ``--`` is touched (``docshelf search -- --model`` searches for "--model").
-    """
-    front: list[str] = []
-    rest: list[str] = []
-    i = 0
-    while i < len(args):
-        arg = args[i]
-        if arg == "--":
-            rest.extend(args[i:])
-            break
-        name = arg.split("=", 1)[0]
-        if _VERBOSE_SHORT.match(arg) or (name in GLOBAL_OPTIONS and ("=" in arg or not GLOBAL_OPTIONS[name])):
-            front.append(arg)
-        elif name in GLOBAL_OPTIONS and i + 1 < len(args):
-            front.extend(args[i : i + 2])
-            i += 1
-        else:
-            rest.append(arg)
-        i += 1
-    return front + rest
+from .cli_args import GLOBAL_OPTIONS, configure_logging, hoist_global_options  # noqa: F401 - GLOBAL_OPTIONS re-exported
+from .output import json_text
 
 
 class GlobalOptionsGroup(TyperGroup):
@@ -109,6 +76,7 @@ class State:
     index_dir: Optional[Path] = None
     model: Optional[str] = None
     device: Optional[str] = None
+    settings_args: Optional[list[str]] = None  # those options as typed (cli_args.settings_args_of)
 
 
 state = State()
@@ -142,7 +110,7 @@ def close_server(runtime: Any) -> None:
 
 
 def print_json(data: Any) -> None:
-    sys.stdout.write(json.dumps(to_jsonable(data), indent=2, ensure_ascii=False) + "\n")
+    sys.stdout.write(json_text(data))
 
 
 def verbosity() -> int:
@@ -177,5 +145,4 @@ def main_options(
     if device is not None and device not in ("cpu", "cuda", "auto"):
         raise typer.BadParameter(f"{device!r} is not one of cpu, cuda, auto", param_hint="'--device'")
     state.config, state.index_dir, state.model, state.device = config, index_dir, model, device
-    level = logging.WARNING if verbose == 0 else logging.INFO if verbose == 1 else logging.DEBUG
-    logging.basicConfig(level=level, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
+    configure_logging(verbose)

@@ -1,11 +1,17 @@
-"""Turning service results into JSON-ready dicts and Rich renderables (shared by the CLI and servers)."""
+"""Turning service results into JSON-ready dicts and text (shared by the CLI and servers).
+
+Light on purpose (no models, pydantic or Rich at import): the thin ``docshelf search``
+client (``cli_entry.py``) prints through ``json_text`` too.
+"""
 
 from __future__ import annotations
 
+import json
 from dataclasses import asdict, is_dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..models import Hit
+if TYPE_CHECKING:
+    from ..models import Hit
 
 
 def to_jsonable(value: Any) -> Any:
@@ -16,6 +22,11 @@ def to_jsonable(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return [to_jsonable(v) for v in value]
     return value
+
+
+def json_text(data: Any) -> str:
+    """What ``--json`` prints: the same bytes whoever computed ``data`` (this process or a server)."""
+    return json.dumps(to_jsonable(data), indent=2, ensure_ascii=False) + "\n"
 
 
 def citation(hit: Hit) -> str:

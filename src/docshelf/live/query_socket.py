@@ -83,6 +83,11 @@ class Answer:
         self.result, self.pid, self.kind, self.seconds = result, pid, kind, seconds
 
 
+def answered_line(answer: Answer) -> str:
+    """The ``-v`` log line of a CLI search a server answered (the same from either CLI path)."""
+    return f"answered by docshelf {answer.kind} (pid {answer.pid}) in {answer.seconds * 1000:.0f} ms"
+
+
 def ask(index_dir: Path, key: str, request: dict[str, Any], timeout: float | None = None) -> Answer | None:
     """Ask the processes serving ``index_dir`` to run ``request`` (a ``SearchRequest`` as JSON).
 
@@ -152,6 +157,22 @@ def _read_announcement(path: Path) -> dict[str, Any] | None:
         log.debug("ignoring %s: %s is not a private socket of this user", path, sock)
         return None
     return info
+
+
+def private_folder(*parts: str, create: bool = True) -> Path:
+    """``<temp dir>/docshelf-<uid>[/parts]``, made owner-only; OSError when someone else
+    owns it or may write to it (or, with ``create=False``, when it does not exist)."""
+    import tempfile
+
+    # Named for the effective uid: the identity that creates (and so owns) what is in it.
+    folder = Path(tempfile.gettempdir()) / f"docshelf-{os.geteuid()}"
+    for path in (folder, folder.joinpath(*parts)) if parts else (folder,):
+        if create:
+            path.mkdir(mode=0o700, exist_ok=True)
+        st = os.lstat(path)
+        if not stat.S_ISDIR(st.st_mode) or not _private(st):
+            raise OSError(f"{path} is not a private folder of this user")
+    return folder.joinpath(*parts)
 
 
 def _alive(pid: int) -> bool:
@@ -244,13 +265,7 @@ class QueryServer:
         if len(os.fsencode(str(own))) <= _SUN_PATH_MAX:
             return own
         # Too long for AF_UNIX: a private folder of this user under the temp dir.
-        import tempfile
-
-        folder = Path(tempfile.gettempdir()) / f"docshelf-{os.getuid()}"
-        folder.mkdir(mode=0o700, exist_ok=True)
-        st = os.lstat(folder)
-        if not stat.S_ISDIR(st.st_mode) or not _private(st):
-            raise OSError(f"{folder} is not a private folder of this user")
+        folder = private_folder()
         digest = hashlib.sha256(str(self.index_dir).encode()).hexdigest()[:16]
         return folder / f"{digest}-{os.getpid()}.sock"
 
@@ -376,4 +391,4 @@ def _same_user(conn: socket.socket) -> bool:
     return uid == os.getuid()
 
 
-__all__ = ["Answer", "QueryServer", "announcements", "ask", "settings_key", "supported"]
+__all__ = ["Answer", "QueryServer", "announcements", "answered_line", "ask", "private_folder", "settings_key", "supported"]

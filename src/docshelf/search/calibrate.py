@@ -33,9 +33,12 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from .highlight import term_stems
+
+if TYPE_CHECKING:
+    from .calibration_memo import CalibrationMemo
 
 Confidence = Literal["high", "medium", "low", "none"]
 CONFIDENCE_LEVELS: tuple[tuple[float, Confidence], ...] = ((0.7, "high"), (0.5, "medium"), (0.3, "low"))
@@ -97,10 +100,12 @@ def confidence(score: float | None) -> Confidence:
 class Calibrator:
     """Turns a hit's evidence (cosine, BM25, term coverage) into the score it shows."""
 
-    def __init__(self, top_cosine: Callable[[str], float | None], params: CalibrationParams | None = None) -> None:
+    def __init__(self, top_cosine: Callable[[str], float | None], params: CalibrationParams | None = None,
+                 memo: CalibrationMemo | None = None) -> None:
         # top_cosine(query) -> best cosine of that query on the index (None: cannot tell yet)
         self._top_cosine = top_cosine
         self.params = params or CalibrationParams()
+        self.memo = memo  # the background recorded for this index version (calibration_memo.py)
         self._background: float | None = None
         self._measured_at = 0.0
         self._lock = threading.Lock()
@@ -110,9 +115,16 @@ class Calibrator:
         now = time.monotonic()
         with self._lock:
             if self._background is None or now - self._measured_at > self.params.refresh_seconds:
-                tops = [c for c in (self._top_cosine(q) for q in NULL_QUERIES) if c is not None]
-                if tops:
-                    self._background, self._measured_at = statistics.median(tops), now
+                key = self.memo.key() if self.memo is not None else None
+                recorded = self.memo.load(key) if self.memo is not None else None
+                if recorded is not None:
+                    self._background, self._measured_at = recorded, now
+                else:
+                    tops = [c for c in (self._top_cosine(q) for q in NULL_QUERIES) if c is not None]
+                    if tops:
+                        self._background, self._measured_at = statistics.median(tops), now
+                        if self.memo is not None and len(tops) == len(NULL_QUERIES):
+                            self.memo.save(key, self._background)
             return self.params.default_background if self._background is None else self._background
 
     def invalidate(self) -> None:

@@ -36,6 +36,7 @@ from ..models import Chunk, Hit, SearchFilters, SearchMode, SearchResult
 from ..protocols import Embedder, Store
 from ..requests import MAX_K, MODES
 from .calibrate import CalibrationParams, Calibrator, capped, confidence, coverage
+from .calibration_memo import CalibrationMemo
 from .diversity import Group, diversify
 from .fuse import FusionParams, bm25_to_unit, cosine_to_unit, exact_bonus, fuse_hybrid, short_prior
 from .highlight import highlight_spans
@@ -67,6 +68,7 @@ class Searcher:
         options: SearchOptions | None = None,
         semantic_ready: Callable[[], bool] | None = None,
         reranker: Reranker | None = None,
+        calibration_memo: CalibrationMemo | None = None,
     ) -> None:
         self.store = store
         self.embedder = embedder
@@ -74,7 +76,7 @@ class Searcher:
         # When the embedder is still loading (a server warming up), semantic work is skipped.
         self.semantic_ready = semantic_ready or (lambda: True)
         self.reranker = reranker
-        self.calibrator = Calibrator(self._top_cosine, self.options.calibration)
+        self.calibrator = Calibrator(self._top_cosine, self.options.calibration, calibration_memo)
         # Per thread (servers search from worker threads): chunk id -> (cosine, raw BM25) of the last mode run.
         self._local = threading.local()
         self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()  # query -> embedding (LRU)

@@ -371,6 +371,17 @@ class LanceStore:
         self._snapshot_cache = (key, table)
         return table
 
+    def content_version(self) -> str | None:
+        """Names what the chunks table holds now: its latest commit and its commit log's
+        identity (a rebuilt table starts again at version 1). Caches keyed by it
+        (``search/calibration_memo.py``) stop matching at the next write."""
+        try:
+            version = self._chunks.version
+        except Exception:  # noqa: BLE001 - no version, no cache
+            return None
+        identity = _folder_identity(self.dir / f"{CHUNKS}.lance" / "_versions")
+        return None if identity is None else f"{version}:{identity[0]}:{identity[1]}"
+
     def _reader(self):
         """The table reads go to: this thread's snapshot when one is open, else the live table."""
         return getattr(self._pinned, "table", None) or self._chunks

@@ -1,0 +1,64 @@
+"""The thin ``docshelf search`` parser (``interfaces/cli_args.py``) against the Typer command it shadows."""
+
+from __future__ import annotations
+
+import pytest
+from typer.core import TyperArgument, TyperOption
+from typer.main import get_command
+
+from docshelf.interfaces.cli import FLAGS, app
+from docshelf.interfaces.cli_args import SEARCH_DEFAULTS, SEARCH_OPTIONS, parse_search, settings_args_of
+from docshelf.requests import SearchRequest
+
+
+
+def test_the_search_options_are_the_typer_commands():
+    """Same flags, same request fields, same types, same defaults, same multiple-or-not."""
+    command = get_command(app).commands["search"]
+    field_of = {flag: name for name, flag in FLAGS.items() if name in SearchRequest.model_fields}
+    seen = {}
+    for param in command.params:
+        if not isinstance(param, TyperOption) or param.name in ("as_json", "help"):
+            continue
+        field = next(field_of[o] for o in param.opts if o in field_of)
+        annotation = param.type_descriptor.annotation  # int, float, str or list[str]
+        for opt in param.opts:
+            seen[opt] = (field, getattr(annotation, "__args__", (annotation,))[0], param.multiple)
+        if param.default is not None:
+            assert SEARCH_DEFAULTS[field] == param.default, field
+        else:
+            assert field not in SEARCH_DEFAULTS, field
+    assert seen == SEARCH_OPTIONS
+    json_flag = next(p for p in command.params if p.name == "as_json")
+    assert json_flag.opts == ["--json"] and json_flag.is_flag
+    assert [p.name for p in command.params if isinstance(p, TyperArgument)] == ["query"]
+
+
+def test_a_plain_search_is_parsed_as_the_typer_command_would():
+    call = parse_search(["-v", "search", "how to", "-k", "3", "--tag", "a", "--json", "--tag=b", "--index-dir", "/x",
+                         "--min-score", "0.25", "--mode=keyword"])
+    assert call is not None
+    assert (call.settings_args, call.verbose, call.as_json) == (["--index-dir", "/x"], 1, True)
+    assert call.request == {"query": "how to", "k": 3, "tags_any": ["a", "b"], "min_score": 0.25, "mode": "keyword"}
+    assert parse_search(["search", "--", "--model"]).request["query"] == "--model"
+    assert parse_search(["--config=c.toml", "search", "q"]).settings_args == ["--config=c.toml"]
+    assert parse_search(["search", "q"]).request == {"query": "q", "k": 5, "min_score": 0.0}
+    assert parse_search(["search", "q", "--min-score", ".5"]).request["min_score"] == 0.5
+
+
+@pytest.mark.parametrize("args", [
+    ["search", "q", "--help"], ["--help"], ["--version"], ["search"], ["search", "a", "b"], ["status", "--json"],
+    ["search", "q", "-k", "x"], ["search", "q", "-k", "1.5"], ["search", "q", "-k", " 5"], ["search", "q", "-k", "5_0"],
+    ["search", "q", "--min-score", "nan"], ["search", "q", "--min-score", "1e-1"], ["search", "q", "-k"], ["search", "q", "-k", "-3"],
+    ["search", "q", "-k5"], ["search", "q", "-k=5"], ["search", "q", "--mode", "keyword", "-m", "fuzzy"],
+    ["search", "q", "--unknown", "x"], ["search", "q", "--json", "--json"], ["search", "-", "--json"],
+    ["-c=x.toml", "search", "q"], ["--index-dir", "--json", "search", "q"], ["-x", "search", "q"],
+])
+def test_anything_else_is_left_to_the_full_cli(args):
+    assert parse_search(args) is None
+
+
+def test_settings_args_are_what_the_thin_client_fingerprints():
+    args = ["search", "q", "--model", "fake", "-vv", "--index-dir=/i", "--json"]
+    assert settings_args_of(args) == parse_search(args).settings_args == ["--model", "fake", "--index-dir=/i"]
+    assert settings_args_of(["--version"]) is None
