@@ -125,7 +125,7 @@ def test_dense_share_grows_when_the_best_keyword_match_holds_few_query_terms():
     from docshelf.search.fuse import dense_weight, zconf
 
     params = FusionParams()
-    # raw BM25 12 (unit 0.55, under the 0.6 gate): the share follows the BM25 top's term coverage
+    # raw BM25 12 (unit 0.545, under the 0.55 gate): the share follows the BM25 top's term coverage
     assert dense_weight(0.45, 12.0, params) == 0.5
     assert dense_weight(0.45, 12.0, params, lexical_coverage=0.8) == 0.5
     assert dense_weight(0.45, 12.0, params, lexical_coverage=0.5) == pytest.approx(0.9)

@@ -30,13 +30,13 @@ class FusionParams:
     bm25_pivot: float = 0.5
     bm25_slope: float = 8.0
     # ...and more when the best BM25 match holds few of the query's terms (its coverage below
-    # coverage_pivot) and scores modestly (unit BM25 below coverage_gate, raw 15): + coverage_slope
+    # coverage_pivot) and scores modestly (unit BM25 below coverage_gate, raw 12.2): + coverage_slope
     # * (coverage_pivot - coverage), at most max_dense_weight. BM25 then ranks on incidental words
     # ("accept", "begins") while the page that answers a paraphrase shares none of its words.
     # The gate keeps long queries whose best match holds many terms (SciFact claims) as they were.
     coverage_pivot: float = 0.7
     coverage_slope: float = 2.0
-    coverage_gate: float = 0.6
+    coverage_gate: float = 0.55
     max_dense_weight: float = 0.95
     # zconf: the displayed score is sigmoid(fused z - offset).
     score_offset: float = 2.0
