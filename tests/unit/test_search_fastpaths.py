@@ -13,8 +13,9 @@ import re
 import pytest
 
 from docshelf.search import calibrate, highlight
-from docshelf.search.diversity import jaccard, shingles
-from docshelf.search.engine import _WORD, words_up_to
+from docshelf.search.diversity import jaccard, near_duplicate, shingles
+from docshelf.analysis import contains_token
+from docshelf.search.engine import _WORD, token_pattern, words_up_to
 from docshelf.search.highlight import query_terms
 
 PIECES = ["cache", "Caching", "cached", "parse_http", "HTTPHeader", "p53", "a", "x-y", "rot.ate", "rotated",
@@ -76,3 +77,23 @@ def test_highlights_and_coverage_equal_the_regex_only_versions():
         for text in texts(80):
             assert highlight.highlight_spans(text, query) == spans(text, query)
             assert calibrate.coverage(query, text) == cover(query, text)
+
+
+def test_near_duplicate_is_the_jaccard_threshold_test():
+    rng = random.Random(5)
+    sets = [frozenset(rng.sample(range(60), rng.randint(0, 50))) for _ in range(60)]
+    sets += [s | {100} for s in sets[:10]] + [frozenset(range(40)), frozenset(range(36)), frozenset(range(37))]
+    for a in sets:
+        for b in sets:
+            plain = len(a & b) / len(a | b) if a and b else 0.0
+            assert jaccard(a, b) == plain
+            for t in (0.0, 0.5, 0.9, 0.925, 1.0):
+                assert near_duplicate(a, b, t) == (plain >= t)
+
+
+def test_token_pattern_is_contains_token():
+    tokens = ["p53", "parse_http", "foo.bar", "httpheader", "413", "@decorator", "e.g", "x-y", "café"]
+    for token in tokens:
+        pattern = token_pattern(token)
+        for text in texts(80) + [f"{token}", f"a{token}", f"{token}b", f"({token})", f"_{token}_", f"-{token}."]:
+            assert (pattern.search(text.lower()) is not None) == contains_token(text, token), (token, text)

@@ -6,9 +6,16 @@ left alone it would silently embed only half of each 256-token chunk.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from tokenizers import Tokenizer as HFTokenizer
+
+# Parts whose token counts add up over whitespace: BERT's normalizer maps characters one by one,
+# its pre-tokenizer splits at every whitespace (so no token spans one) and WordPiece works word
+# by word; the post-processor only adds the fixed [CLS] ... [SEP] pair.
+_ADDITIVE = {"normalizer": {"BertNormalizer"}, "pre_tokenizer": {"BertPreTokenizer"}, "model": {"WordPiece"},
+             "post_processor": {"TemplateProcessing", "BertProcessing"}}
 
 
 class HFTokenizerAdapter:
@@ -22,6 +29,9 @@ class HFTokenizerAdapter:
         self._model_tok = HFTokenizer.from_file(str(path))
         self._model_tok.enable_truncation(max_length=max_tokens)
         self._model_tok.no_padding()
+        config = json.loads(self._tok.to_str())
+        self.whitespace_additive = all((config.get(part) or {}).get("type") in kinds for part, kinds in _ADDITIVE.items())
+        """count(a + whitespace + b) == count(a) + count(b) - 2: the chunker sizes chunks by arithmetic."""
 
     def count(self, text: str) -> int:
         return len(self._tok.encode(text).ids)

@@ -5,6 +5,12 @@ packed into chunks; a block too big for one chunk is split at paragraphs, then s
 then token boundaries. A code block is never split unless it alone is over the limit (then
 at line boundaries, each part re-fenced). Sizes are counted with the embedding model's own
 tokenizer on the exact text that gets embedded: title + heading breadcrumb + body.
+
+Counting is batched: a document's prefixes, blocks, sentences and code lines are each measured
+in one tokenizer call. With a tokenizer whose counts add up over whitespace-joined parts
+(``whitespace_additive``: BERT's WordPiece splits words at whitespace, so no token spans
+one), a candidate chunk's size is the sum of its parts' sizes instead of a fresh tokenization
+of the growing text: the same sizes, so the same chunks, in a fraction of the calls.
 """
 
 from __future__ import annotations
@@ -12,7 +18,7 @@ from __future__ import annotations
 import bisect
 import hashlib
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..models import Block, ParsedDocument
 from ..protocols import Tokenizer
@@ -34,6 +40,7 @@ class ChunkDraft:
     start_line: int | None
     end_line: int | None
     overlap: int = 0  # leading characters of ``text`` repeated from the previous chunk
+    tokens: int | None = None  # tokens of ``embed_text`` (specials included), when the chunker knows them
 
 
 @dataclass(frozen=True)
@@ -45,6 +52,7 @@ class _Piece:
     is_code: bool = False
     sep: str = "\n\n"  # what stood before this piece in the source when it continues a block
     tokens: int | None = None  # its token count, when splitting already measured it
+    exact: int | None = None  # ``count(text)`` exactly (``tokens`` may be a window's count in context)
 
 
 def embed_prefix(title: str, heading_path: tuple[str, ...]) -> str:
@@ -67,17 +75,32 @@ class Chunker:
         self.tok = tokenizer
         self.max_tokens = max_tokens
         self.overlap = max(0, min(overlap, max_tokens // 4))
+        # count(a + whitespace + b) == count(a) + count(b) - 2 for this tokenizer: sizes by arithmetic.
+        self.additive = bool(getattr(tokenizer, "whitespace_additive", False))
 
     # -- public -----------------------------------------------------------------------
     def chunk(self, doc: ParsedDocument) -> list[ChunkDraft]:
-        drafts: list[ChunkDraft] = []
-        for heading_path, blocks in _sections(doc.blocks):
-            prefix = self._fit_prefix(doc.title, heading_path)
-            budget = self.max_tokens - self.tok.count(prefix)
-            pieces: list[_Piece] = []
+        sections = _sections(doc.blocks)
+        firsts = self._count_many([embed_prefix(doc.title, path) for path, _ in sections])
+        prefixes = [self._fit_prefix(doc.title, path, first) for (path, _), first in zip(sections, firsts, strict=True)]
+        # Every block whose size decides something, measured in one call.
+        wanted: dict[str, None] = {}
+        for (_, blocks), (_, prefix_tokens) in zip(sections, prefixes, strict=True):
+            budget = self.max_tokens - prefix_tokens
             for block in blocks:
-                pieces.extend(self._split_block(block, budget))
-            for body, overlap in self._pack(prefix, pieces):
+                text = block.text.strip("\n")
+                if text.strip() and len(text) <= budget * 8 and (self.additive or len(text) + 2 > budget):
+                    wanted.setdefault(text)
+        measured = dict(zip(wanted, self._count_many(list(wanted)), strict=True))
+        split = [
+            [piece for block in blocks for piece in self._split_block(block, self.max_tokens - prefix_tokens, measured)]
+            for (_, blocks), (_, prefix_tokens) in zip(sections, prefixes, strict=True)
+        ]
+        if self.additive:  # the few pieces not measured on their own yet (cut code, token windows)
+            split = self._measure_all(split)
+        drafts: list[ChunkDraft] = []
+        for (heading_path, _), (prefix, prefix_tokens), pieces in zip(sections, prefixes, split, strict=True):
+            for body, overlap, tokens in self._pack(prefix, prefix_tokens, pieces):
                 first, last = body[0], body[-1]
                 starts = [p.start_line for p in body if p.start_line is not None]
                 ends = [p.end_line for p in body if p.end_line is not None]
@@ -92,6 +115,7 @@ class Chunker:
                         start_line=min(starts) if starts else None,
                         end_line=max(ends) if ends else None,
                         overlap=overlap,
+                        tokens=tokens,
                     )
                 )
         return drafts
@@ -100,33 +124,64 @@ class Chunker:
         return self.tok.count(text) <= self.max_tokens
 
     # -- helpers ----------------------------------------------------------------------
-    def _fit_prefix(self, title: str, heading_path: tuple[str, ...]) -> str:
-        """Title + breadcrumb, shortened until it leaves room for a real body."""
+    def _count_many(self, texts: list[str]) -> list[int]:
+        """``count`` of each text, in one tokenizer call when the tokenizer offers one."""
+        if not texts:
+            return []
+        many = getattr(self.tok, "count_many", None)
+        return list(many(texts)) if many is not None else [self.tok.count(t) for t in texts]
+
+    def _measure_all(self, sections: list[list[_Piece]]) -> list[list[_Piece]]:
+        """Give every piece its exact count (one call for all that lack it)."""
+        todo = list(dict.fromkeys(p.text for pieces in sections for p in pieces if p.exact is None))
+        counts = dict(zip(todo, self._count_many(todo), strict=True))
+        return [[p if p.exact is not None else replace(p, exact=counts[p.text]) for p in pieces] for pieces in sections]
+
+    def _size(self, prefix: str, prefix_tokens: int, pieces: list[_Piece]) -> int:
+        """``count(prefix + _join(pieces))``: by arithmetic when counts add up, else tokenized."""
+        if self.additive:
+            return prefix_tokens + sum(p.exact - 2 for p in pieces)  # type: ignore[operator]
+        return self.tok.count(prefix + _join(pieces))
+
+    def _fit_prefix(self, title: str, heading_path: tuple[str, ...], tokens: int) -> tuple[str, int]:
+        """Title + breadcrumb, shortened until it leaves room for a real body, and its token count
+        (``tokens``: the count of the full title + breadcrumb)."""
         limit = self.max_tokens - MIN_BODY_TOKENS - 8
         prefix = embed_prefix(title, heading_path)
         path = heading_path
-        while self.tok.count(prefix) > limit and len(path) > 1:
+        while tokens > limit and len(path) > 1:
             path = path[1:]
             prefix = embed_prefix(title, path)
-        if self.tok.count(prefix) > limit:
+            tokens = self.tok.count(prefix)
+        if tokens > limit:
             prefix = self._cut_tokens(prefix, limit // 2)[0].rstrip() + "\n\n"
-        return prefix
+            tokens = self.tok.count(prefix)
+        return prefix, tokens
 
-    def _pack(self, prefix: str, pieces: list[_Piece]):
-        """Greedily fill chunks; carry a short tail of prose into the next chunk as overlap."""
+    def _pack(self, prefix: str, prefix_tokens: int, pieces: list[_Piece]):
+        """Greedily fill chunks; carry a short tail of prose into the next chunk as overlap.
+
+        Yields (pieces, overlap characters, tokens of prefix + pieces or None when not known).
+        """
         current: list[_Piece] = []
         overlap = 0
         for piece in pieces:
             candidate = current + [piece]
-            if current and (self._surely_too_big(prefix, candidate) or not self.fits(prefix + _join(candidate))):
-                yield current, overlap
-                tail = self._overlap_tail(prefix, current, piece)
+            too_big = current and (
+                self._surely_too_big(prefix, candidate) or self._size(prefix, prefix_tokens, candidate) > self.max_tokens
+            )
+            if too_big:
+                yield current, overlap, self._known(prefix_tokens, current)
+                tail = self._overlap_tail(prefix, prefix_tokens, current, piece)
                 overlap = len(_join(tail)) + len(piece.sep) if tail else 0
                 current = tail + [piece]
             else:
                 current = candidate
         if current:
-            yield current, overlap
+            yield current, overlap, self._known(prefix_tokens, current)
+
+    def _known(self, prefix_tokens: int, pieces: list[_Piece]) -> int | None:
+        return prefix_tokens + sum(p.exact - 2 for p in pieces) if self.additive else None  # type: ignore[operator]
 
     def _surely_too_big(self, prefix: str, pieces: list[_Piece]) -> bool:
         """True when the pieces' measured token counts alone exceed the limit (no tokenizing).
@@ -139,7 +194,7 @@ class Chunker:
             return False
         return sum(known) - 2 * (len(known) - 1) > self.max_tokens + 8  # type: ignore[arg-type]
 
-    def _overlap_tail(self, prefix: str, done: list[_Piece], nxt: _Piece) -> list[_Piece]:
+    def _overlap_tail(self, prefix: str, prefix_tokens: int, done: list[_Piece], nxt: _Piece) -> list[_Piece]:
         if not self.overlap or nxt.is_code:
             return []
         tail: list[_Piece] = []
@@ -147,23 +202,31 @@ class Chunker:
         for piece in reversed(done):
             if piece.is_code:
                 break
-            cost = (piece.tokens if piece.tokens is not None else self.tok.count(piece.text)) - 2
+            known = piece.tokens if piece.tokens is not None else piece.exact
+            cost = (known if known is not None else self.tok.count(piece.text)) - 2
             if used + cost > self.overlap:
                 break
             tail.insert(0, piece)
             used += cost
-        if tail and not self.fits(prefix + _join(tail + [nxt])):
+        if tail and self._size(prefix, prefix_tokens, tail + [nxt]) > self.max_tokens:
             return []
         return tail
 
-    def _split_block(self, block: Block, budget: int) -> list[_Piece]:
+    def _split_block(self, block: Block, budget: int, measured: dict[str, int]) -> list[_Piece]:
+        """``measured``: token counts of block texts, taken beforehand in one call."""
         text = block.text.strip("\n")
         if not text.strip():
             return []
-        piece = _Piece(text, block.page, block.start_line, block.end_line, block.kind == "code")
+        n = measured.get(text)
+        piece = _Piece(text, block.page, block.start_line, block.end_line, block.kind == "code", exact=n)
         # A token spans >= 1 char; a text over 8 chars per token of budget is split unmeasured.
-        if len(text) + 2 <= budget or (len(text) <= budget * 8 and self.tok.count(text) <= budget):
+        if len(text) + 2 <= budget:
             return [piece]
+        if len(text) <= budget * 8:
+            if n is None:
+                n = self.tok.count(text)
+            if n <= budget:
+                return [replace(piece, exact=n)]
         if block.kind == "code":
             return self._split_code(block, text, budget)
         return self._split_prose(block, text, budget)
@@ -183,17 +246,21 @@ class Chunker:
             pos = m.end()
         if pos < len(text):
             units.append((pos, len(text)))
+        sentences = [text[start:end] for start, end in units]
+        # A sentence over 8 chars per token of budget is cut into windows unmeasured.
+        countable = [s for s in sentences if len(s) + 2 <= budget * 8]
+        counts = iter(self._count_many(countable))
         pieces: list[_Piece] = []
         prev_end = 0
-        for start, end in units:
-            sentence = text[start:end]
-            tokens = None if len(sentence) + 2 > budget * 8 else self.tok.count(sentence)
+        for (start, end), sentence in zip(units, sentences, strict=True):
+            tokens = None if len(sentence) + 2 > budget * 8 else next(counts)
             if tokens is not None and tokens <= budget:
                 spans, sizes = [(start, end)], [tokens]
             else:  # too big: cut into token windows (measured once, while cutting)
                 windows = self._token_windows(sentence, budget)
                 spans = [(start + a, start + b) for a, b, _ in windows]
                 sizes = [None if n is None else n + 2 for _, _, n in windows]
+            whole = len(spans) == 1 and tokens is not None and tokens <= budget
             for (a, b), size in zip(spans, sizes, strict=True):
                 piece_text = text[a:b].strip()
                 if not piece_text:
@@ -201,7 +268,7 @@ class Chunker:
                 sep = "\n" if pieces and "\n" in text[prev_end:a] else " "
                 pieces.append(
                     _Piece(piece_text, block.page, line_at(a), line_at(b), sep="\n\n" if not pieces else sep,
-                           tokens=size)
+                           tokens=size, exact=size if whole and piece_text == sentence else None)
                 )
                 prev_end = b
         return pieces
@@ -264,9 +331,11 @@ class Chunker:
             end = block.start_line + end_index if block.start_line is not None else None
             pieces.append(_Piece(part, block.page, start, end, True))
 
+        line_tokens = self._count_many(body)
+        current_tokens = 0  # count("\n".join(current)), kept when counts add up
         for offset, line in enumerate(body):
             index = first_line + offset
-            if self.tok.count(line) + wrap_cost > budget:  # one enormous line: token windows
+            if line_tokens[offset] + wrap_cost > budget:  # one enormous line: token windows
                 flush(index - 1)
                 current, current_start = [], index + 1
                 for a, b, _ in self._token_windows(line, budget - wrap_cost):
@@ -276,13 +345,17 @@ class Chunker:
                     pieces.append(_Piece(part, block.page, ln, ln, True))
                 continue
             trial = current + [line]
-            if current and self.tok.count("\n".join(trial)) + wrap_cost > budget:
+            if current:
+                joined = current_tokens + line_tokens[offset] - 2 if self.additive else self.tok.count("\n".join(trial))
+            else:
+                joined = line_tokens[offset]
+            if current and joined + wrap_cost > budget:
                 flush(index - 1)
-                current, current_start = [line], index
+                current, current_start, current_tokens = [line], index, line_tokens[offset]
             else:
                 if not current:
                     current_start = index
-                current = trial
+                current, current_tokens = trial, joined
         flush(first_line + len(body) - 1)
         return pieces
 

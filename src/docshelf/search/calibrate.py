@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Literal
 
-from .highlight import term_stems
+from .highlight import after_no, term_stems
 
 if TYPE_CHECKING:
     from .calibration_memo import CalibrationMemo
@@ -85,7 +85,7 @@ def coverage(query: str, text: str) -> float:
 def _coverage_patterns(query: str) -> tuple[tuple[str, re.Pattern[str]], ...]:
     """One compiled pattern per content term, made once per query (not once per hit), with the
     stem it needs (the plain substring test rules most texts out first)."""
-    return tuple((stem, re.compile(r"(?<![a-z0-9])" + re.escape(stem))) for stem in term_stems(query))
+    return tuple((stem, re.compile(after_no("[a-z0-9]", stem))) for stem in term_stems(query))
 
 
 def confidence(score: float | None) -> Confidence:

@@ -63,7 +63,17 @@ def shingles(text: str, n: int = 3) -> frozenset[tuple[str, ...]]:
 def jaccard(a: frozenset, b: frozenset) -> float:
     if not a or not b:
         return 0.0
-    return len(a & b) / len(a | b)
+    shared = len(a & b) if len(a) <= len(b) else len(b & a)
+    return shared / (len(a) + len(b) - shared)  # |a ∪ b| without building it
+
+
+def near_duplicate(a: frozenset, b: frozenset, threshold: float) -> bool:
+    """``jaccard(a, b) >= threshold``, without the intersection when the sizes alone rule it out
+    (the Jaccard index is at most the smaller set's size over the larger's)."""
+    small, large = sorted((len(a), len(b)))
+    if large and small / large < threshold:
+        return False
+    return jaccard(a, b) >= threshold
 
 
 def overlap(previous: str, current: str) -> int:
@@ -120,7 +130,7 @@ def diversify(
         if per_doc and len(mine) >= per_doc:
             continue
         fp = shingles(chunk.text)
-        if any(jaccard(fp, other) >= dup_threshold for other in prints):
+        if any(near_duplicate(fp, other, dup_threshold) for other in prints):
             continue
         if len(groups) >= k:
             break

@@ -39,7 +39,7 @@ from .calibrate import CalibrationParams, Calibrator, capped, confidence, covera
 from .calibration_memo import CalibrationMemo
 from .diversity import Group, diversify
 from .fuse import FusionParams, bm25_to_unit, cosine_to_unit, exact_bonus, fuse_hybrid, short_prior
-from .highlight import highlight_spans
+from .highlight import after_no, highlight_spans
 from .rerank import Reranker
 from .typos import TypoParams, correct, corrected_query
 
@@ -261,7 +261,7 @@ class Searcher:
         if tokens:  # identifiers and error codes: an exact occurrence weighs more
             # contains_token's test, with each pattern compiled and each text lowered once; the
             # plain substring test first (most candidates hold none of the tokens)
-            patterns = [(t, re.compile(r"(?<![\w])" + re.escape(t) + r"(?![\w])")) for t in tokens]
+            patterns = [(t, token_pattern(t)) for t in tokens]
 
             def share(low: str) -> float:
                 return sum(1 for t, p in patterns if t in low and p.search(low)) / len(patterns)
@@ -287,6 +287,12 @@ class _Lowered:
     def texts(self) -> list[str]:
         """Every candidate's, in pool order."""
         return [self[cid] for cid in self.chunks]
+
+
+@lru_cache(maxsize=512)
+def token_pattern(token: str) -> re.Pattern[str]:
+    """``analysis.contains_token``'s test for a lowered text, literal first (see ``after_no``)."""
+    return re.compile(after_no(r"[\w]", token) + r"(?![\w])")
 
 
 @lru_cache(maxsize=8)
