@@ -110,6 +110,11 @@ def test_only_misspelt_words_close_to_an_indexed_word_are_corrected(shelf):
     assert corrections(shelf, "my app keeps dying when usage spikes") == {}
     assert corrections(shelf, "recipe for banana bread") == {}
     assert corrections(shelf, "xyzzy plugh frobnicate") == {}
+    # Words typed with a capital inside are names (acronyms, identifiers), not slips:
+    # 'COKIE' or 'CoKie' would otherwise become 'cookie', as 'PDPN' became 'ptpn'.
+    assert corrections(shelf, "COKIE respnse") == {"respnse": "response"}
+    assert corrections(shelf, "CoKie RespnsE") == {}
+    assert corrections(shelf, "Cokie respnse") == {"cokie": "cookie", "respnse": "response"}  # a sentence's first word
 
 
 @pytest.mark.parametrize(

@@ -77,3 +77,30 @@ def test_a_search_sees_a_commit_made_after_the_previous_search(indexed, write, t
     indexed.index([tmp_path / "docs"])
     assert [h.path for h in indexed.search("aurora borealis", k=3, mode="keyword").hits] == ["late.md"]
     assert indexed.search("aurora borealis", k=3, mode="hybrid").hits[0].path == "late.md"
+
+
+def test_chunks_read_back_equal_the_chunks_written(tmp_path):
+    """Every read path builds Chunks from Arrow columns (``chunks_of``): each field, None and
+    empty values included, comes back as written, by id, by document and from each query."""
+    import numpy as np
+
+    from docshelf.models import Chunk, DocumentRecord
+    from docshelf.stores.lancedb_store import LanceStore
+
+    store = LanceStore(tmp_path / "index", dimensions=4)
+    full = Chunk(
+        id="a#0", root="/r", path="a.md", collection="docs", doc_type="markdown", title="A", heading_path=("A", "B"),
+        chunk_index=0, text="alpha beta text", embed_text="A > B\nalpha beta text", page=3, start_line=1, end_line=4,
+        tags=("x", "y"), date="2024-05-01", metadata_json='{"k": "v"}', overlap=0,
+    )
+    bare = Chunk(id="a#1", root="/r", path="a.md", collection="docs", doc_type="markdown", title="",
+                 heading_path=(), chunk_index=1, text="gamma text", embed_text="gamma text", overlap=5)
+    record = DocumentRecord(root="/r", path="a.md", sha256="0", size=1, mtime_ns=1, status="indexed",
+                            collection="docs", doc_type="markdown", chunk_count=2)
+    store.replace_documents([(record, [full, bare], np.array([[1, 0, 0, 0], [0, 1, 0, 0]], dtype=np.float32))])
+    assert store.get_chunks(["a#1", "a#0"]) == [bare, full]
+    assert store.document_chunks("/r", "a.md") == [full, bare]
+    assert sorted((c for c, _ in store.text_search("text", 5)), key=lambda c: c.id) == [full, bare]
+    assert [c for c, _ in store.vector_search(np.array([0, 1, 0, 0], dtype=np.float32), 2)] == [bare, full]
+    lexical, dense, _, _ = store.candidate_pool("gamma", lambda: np.array([1, 0, 0, 0], dtype=np.float32), 2, None)
+    assert [c for c, _ in lexical] == [bare] and [c for c, _ in dense] == [full, bare]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from docshelf.search.typos import corrected_query, edits, english_words, probe_text
+from docshelf.search.typos import corrected_query, edits, english_words, probe_text, typed_names
 
 
 @pytest.mark.parametrize(
@@ -40,3 +40,9 @@ def test_the_corrected_query_replaces_whole_words_in_any_case():
 def test_the_probe_also_tries_the_stem_and_a_shorter_prefix():
     assert probe_text("recieve") == "recieve reciev recie"
     assert probe_text("alow") == "alow"
+
+
+def test_words_with_a_capital_inside_are_names_not_typos():
+    assert typed_names("Is PDPN raised in ComYMV-infected cRCT cells? TatAd, ureH") == {
+        "pdpn", "comymv", "crct", "tatad", "ureh"}
+    assert typed_names("Cokie respnse in the Session middleware") == set()

@@ -4,6 +4,10 @@ A query word counts as a typo only when it is both
 
 - **unknown**: it occurs nowhere in the index (not among the keyword candidates, and an
   edit-distance search through the full-text index finds no chunk holding it), and
+- **typed as a word, not as a name**: a word with a capital letter after its first
+  (``PDPN``, ``ComYMV``, ``cRCT``, ``TatAd``) is an acronym, a gene or an identifier the
+  reader typed on purpose; correcting it to the nearest indexed word (``PDPN`` → ``ptpn``)
+  would search for something else, and
 - **not an ordinary English word**: a whole word of the shipped MiniLM WordPiece vocabulary
   (about 20k English words) is the reader's own word (``went``, ``helm``, ``bread``), not a
   slip, however close it is to an indexed one, and
@@ -58,10 +62,11 @@ def correct(
     texts: Sequence[str] | None = None
     found: dict[str, str] = {}
     checked = 0
+    names = typed_names(query)
     for word in dict.fromkeys(words(query)):
         if checked >= params.max_checks:
             break
-        if len(word) < 4 or not word.isalpha():
+        if len(word) < 4 or not word.isalpha() or word in names:
             continue
         root = stem(word)
         if texts is None:  # only once a word needs the check (short words and numbers never do)
@@ -75,6 +80,15 @@ def correct(
         if fix:
             found[word] = fix
     return found
+
+
+_RAW_WORD = re.compile(r"[^\W_]+")
+
+
+def typed_names(query: str) -> set[str]:
+    """The query's words (folded as ``words`` folds them) typed with a capital after the first
+    letter: acronyms and identifiers (``PDPN``, ``ComYMV``, ``cRCT``), never typos."""
+    return {w for raw in _RAW_WORD.findall(query) if any(c.isupper() for c in raw[1:]) for w in words(raw)}
 
 
 def probe_text(word: str) -> str:
@@ -148,4 +162,4 @@ def corrected_query(query: str, fixes: dict[str, str]) -> str:
     return query
 
 
-__all__ = ["TypoParams", "correct", "corrected_query", "edits", "english_words"]
+__all__ = ["TypoParams", "correct", "corrected_query", "edits", "english_words", "typed_names"]

@@ -37,7 +37,9 @@ from ..errors import DocshelfError, InvalidQuery, StoreError
 from ..models import Chunk, DocumentRecord, SearchFilters
 from .filters import quote, to_sql
 from .lancedb_import import import_lancedb
-from .lance_queries import ann_ef, cosines, found_ids, fuzzy_query, lexical_ids, matrix, pool_rounds
+from .lance_queries import (
+    CHUNK_COLUMNS, ann_ef, chunks_of, cosines, found_ids, fuzzy_query, lexical_ids, matrix, pool_rounds,
+)
 from .records import field_tokens
 from .locks import FileWriterLock
 
@@ -51,10 +53,7 @@ ORPHAN_FREE = "orphan-free.json"
 WRITER_LOCK = "writer.lock"
 # Filter columns (few values: bitmap; ordered or unique: B-tree), and the id for candidate look-ups.
 SCALAR_INDEXES = (("collection", "bitmap"), ("doc_type", "bitmap"), ("date", "btree"), ("id", "btree"))
-_CHUNK_COLUMNS = [
-    "id", "root", "path", "collection", "doc_type", "title", "heading_path", "chunk_index",
-    "text", "embed_text", "page", "start_line", "end_line", "tags", "date", "metadata_json", "overlap",
-]
+_CHUNK_COLUMNS = CHUNK_COLUMNS
 
 
 def _chunk_schema(dim: int) -> pa.Schema:
@@ -324,16 +323,6 @@ class LanceStore:
                  indexed_at, fmt, page_count, tags, date, aliases, links) in fields
         ]
 
-    @staticmethod
-    def _to_chunk(r: dict[str, Any]) -> Chunk:
-        return Chunk(
-            id=r["id"], root=r["root"], path=r["path"], collection=r["collection"], doc_type=r["doc_type"],
-            title=r["title"] or "", heading_path=tuple(r["heading_path"] or ()), chunk_index=r["chunk_index"],
-            text=r["text"], embed_text=r["embed_text"], page=r["page"], start_line=r["start_line"],
-            end_line=r["end_line"], tags=tuple(r["tags"] or ()), date=r["date"], metadata_json=r["metadata_json"] or "{}",
-            overlap=r.get("overlap") or 0,
-        )
-
     # -- reads ------------------------------------------------------------------------
     @contextmanager
     def snapshot(self) -> Iterator[None]:
@@ -397,8 +386,8 @@ class LanceStore:
         where = to_sql(filters)
         if where:
             q = q.where(where)  # a prefilter: evaluated before top-k
-        rows = self._fetch(q.select(_CHUNK_COLUMNS + ["_distance"]).limit(k))
-        return [(self._to_chunk(r), 1.0 - float(r["_distance"])) for r in rows]
+        found = self._fetch(q.select(_CHUNK_COLUMNS + ["_distance"]).limit(k))
+        return list(zip(chunks_of(found), (1.0 - float(d) for d in found.column("_distance").to_pylist()), strict=True))
 
     @_mapped("search")
     def text_search(
@@ -417,8 +406,8 @@ class LanceStore:
         where = to_sql(filters)
         if where:
             q = q.where(where)  # a prefilter: evaluated before top-k
-        rows = self._fetch(q.select(_CHUNK_COLUMNS + ["_score"]).limit(k))
-        return [(self._to_chunk(r), float(r["_score"])) for r in rows]
+        found = self._fetch(q.select(_CHUNK_COLUMNS + ["_score"]).limit(k))
+        return list(zip(chunks_of(found), map(float, found.column("_score").to_pylist()), strict=True))
 
     # Scoring known candidates (hybrid search fills in the score the other retriever missed).
     @_mapped("search")
@@ -463,8 +452,9 @@ class LanceStore:
         costs several loop round trips per query). Round one: BM25 starts while ``vector()``
         (the query embedding) runs here, then the vector query; both fetch only ids, scores
         and vectors (the exact cosines come from those vectors: no second vector query).
-        Round two, at once: the candidates' columns in one ``take`` by row id, and BM25 of the
-        dense-only candidates from one full-text query restricted to them.
+        Round two, at once: the candidates' columns in one ``take`` by row id (made into
+        Chunks column by column), and BM25 of the dense-only candidates from one full-text
+        query restricted to them.
         """
         from lancedb.background_loop import LOOP
 
@@ -482,24 +472,24 @@ class LanceStore:
             raise
         except Exception as exc:  # noqa: BLE001 - mapped like every other query
             _raise_query_error(self.dir, exc)
-        chunks = {r["id"]: self._to_chunk(r) for r in rows}
+        chunks = {c.id: c for c in chunks_of(rows)} if rows is not None else {}
         cos: dict[str, float] = {}
         for found in (lexical, dense):
             if found.num_rows:
                 sims = cosines(matrix(found.column("vector"), self.dimensions), qv)
-                cos.update(zip(found.column("id").to_pylist(), sims.tolist(), strict=True))
+                cos.update(zip(found_ids(found), sims.tolist(), strict=True))
         bm25 |= dict(zip(found_ids(lexical), map(float, lexical.column("_score").to_pylist()), strict=True))
         lexical_hits = [(chunks[i], bm25[i]) for i in found_ids(lexical)]
         dense_hits = [(chunks[i], cos[i]) for i in found_ids(dense)]
         return lexical_hits, dense_hits, cos, bm25
 
-    def _fetch(self, query) -> list[dict[str, Any]]:
+    def _fetch(self, query) -> pa.Table:
         """Run an async-API query on the engine's loop: one round trip (the sync API's query
         builder makes several: schema look-ups, then the query)."""
         from lancedb.background_loop import LOOP
 
         try:
-            return LOOP.run(query.to_arrow()).to_pylist()
+            return LOOP.run(query.to_arrow())
         except Exception as exc:  # noqa: BLE001 - lance raises plain RuntimeError/ValueError for bad predicates
             _raise_query_error(self.dir, exc)
 
@@ -514,14 +504,13 @@ class LanceStore:
         if not ids:
             return []
         rows = self._reader().search().where(f"id IN ({', '.join(quote(i) for i in ids)})").select(_CHUNK_COLUMNS)
-        found = {r["id"]: self._to_chunk(r) for r in rows.limit(len(ids)).to_list()}
+        found = {c.id: c for c in chunks_of(rows.limit(len(ids)).to_arrow())}
         return [found[i] for i in ids if i in found]
 
     @_mapped("read chunks from")
     def document_chunks(self, root: str, path: str) -> list[Chunk]:
         q = self._chunks.search().where(f"root = {quote(root)} AND path = {quote(path)}").select(_CHUNK_COLUMNS)
-        rows = q.limit(1_000_000).to_list()
-        return sorted((self._to_chunk(r) for r in rows), key=lambda c: c.chunk_index)
+        return sorted(chunks_of(q.limit(1_000_000).to_arrow()), key=lambda c: c.chunk_index)
 
     @_mapped("read vectors from")
     def document_vectors(self, root: str, path: str) -> dict[str, np.ndarray]:
