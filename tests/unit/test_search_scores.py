@@ -92,3 +92,72 @@ def test_every_search_carries_a_confidence_and_min_score_filters_on_the_shown_sc
     assert shelf.search("set_cookie", mode="keyword", min_score=1.0).hits == ()
     nothing = shelf.search("zzzqqq", mode="keyword")
     assert (nothing.hits, nothing.confidence) == ((), "none")
+
+
+def test_dense_estimate_adds_the_hits_bm25_and_the_pools_term_coverage():
+    params = CalibrationParams(slope=9.0, pivot=0.2, coverage_weight=1.0, bm25_weight=2.0, pool_weight=2.0)
+    cal = Calibrator(lambda q: 0.25, params)
+    # x = 1/3; z = 9 * (1/3 - 0.2) + 1 * (1.0 - 0.5) + 2 * (0.75 - 0.5) + 2 * (0.5 - 0.5) = 2.2
+    assert cal.dense(0.5, 1.0, 0.75, 0.5) == pytest.approx(1 / (1 + math.exp(-2.2)))
+    # without BM25 (semantic mode) or pool evidence those terms are left out, not counted as 0
+    assert cal.dense(0.5, 1.0) == pytest.approx(1 / (1 + math.exp(-(9 * (1 / 3 - 0.2) + 0.5))))
+    # words the documentation never uses (gettext, docker on a CLI library's site) lower the estimate
+    assert cal.dense(0.5, 0.5, 0.5, 0.0) < cal.dense(0.5, 0.5, 0.5, 1.0)
+    assert cal.dense(0.5, 0.5, 0.1, 1.0) < cal.dense(0.5, 0.5, 0.9, 1.0)
+
+
+def test_pool_coverage_reads_the_top_candidates_so_scores_do_not_depend_on_k(shelf, tmp_path, write):
+    docs = tmp_path / "docs"
+    write(docs, "a.md", "# Cookies\n\nCall `set_cookie(key, value)` on the response to set a cookie.\n")
+    write(docs, "b.md", "# Threads\n\nSync endpoints run in a thread pool of 40 tokens.\n")
+    shelf.index([docs])
+    scored = shelf.searcher.hybrid("cookie thread", 100, None)
+    assert len(scored) == 2
+    # cookie and thread occur in the pool, gettext nowhere
+    assert shelf.searcher.pool_coverage("cookie thread gettext", scored) == pytest.approx(2 / 3)
+    cookie_first = sorted(scored, key=lambda cs: "Cookies" not in cs[0].title)
+    assert shelf.searcher.pool_coverage("cookie thread gettext", cookie_first[:1]) == pytest.approx(1 / 3)
+    one, ten = shelf.search("cookie thread", k=1), shelf.search("cookie thread", k=10, max_per_doc=1)
+    assert one.hits[0].score == ten.hits[0].score
+
+
+def test_dense_share_grows_when_the_best_keyword_match_holds_few_query_terms():
+    from docshelf.search.fuse import dense_weight, zconf
+
+    params = FusionParams()
+    # raw BM25 12 (unit 0.545, under the 0.55 gate): the share follows the BM25 top's term coverage
+    assert dense_weight(0.45, 12.0, params) == 0.5
+    assert dense_weight(0.45, 12.0, params, lexical_coverage=0.8) == 0.5
+    assert dense_weight(0.45, 12.0, params, lexical_coverage=0.5) == pytest.approx(0.9)
+    assert dense_weight(0.45, 12.0, params, lexical_coverage=0.0) == pytest.approx(0.95)  # capped
+    # a strong BM25 match (raw 30, unit 0.75: a long query matching many terms) keeps its share
+    assert dense_weight(0.45, 30.0, params, lexical_coverage=0.2) == 0.5
+    # BM25 ranks "distractor" first on incidental words, the dense side ranks "answer" first
+    lexical = {"distractor": 12.0, "answer": 2.0, "other": 4.0, "fourth": 0.0}
+    dense = {"distractor": 0.30, "answer": 0.45, "other": 0.25, "fourth": 0.20}
+    before = zconf(lexical, dense, params)
+    after = zconf(lexical, dense, params, lexical_coverage=0.4)
+    assert max(before, key=before.__getitem__) == "distractor"
+    assert max(after, key=after.__getitem__) == "answer"
+
+
+def test_hybrid_passes_the_bm25_top_chunks_term_coverage_to_the_fusion(shelf, tmp_path, write, monkeypatch):
+    from docshelf.search import engine
+
+    docs = tmp_path / "docs"
+    write(docs, "a.md", "# Cookies\n\nCall `set_cookie(key, value)` on the response to set a cookie.\n")
+    write(docs, "b.md", "# Threads\n\nSync endpoints run in a thread pool of 40 tokens.\n")
+    shelf.index([docs])
+    seen: list[float | None] = []
+    real = engine.fuse_hybrid
+
+    def spy(lexical, dense, params, lexical_coverage=None):
+        seen.append(lexical_coverage)
+        return real(lexical, dense, params, lexical_coverage)
+
+    monkeypatch.setattr(engine, "fuse_hybrid", spy)
+    shelf.search("cookie response gettext docker", mode="hybrid")  # the cookie page holds 2 of 4 terms
+    assert seen == [pytest.approx(0.5)]
+    seen.clear()
+    shelf.search("zzzqqq", mode="hybrid")  # no BM25 match at all: nothing to judge
+    assert seen == [None]

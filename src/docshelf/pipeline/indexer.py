@@ -20,9 +20,9 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import queue
 import threading
 import time
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from contextlib import closing
 from dataclasses import dataclass, field, replace
@@ -38,9 +38,11 @@ from ..dates import iso_day_or_none
 from ..errors import ParseError, SourceError
 from ..models import Chunk, DocumentRecord, IndexReport, ParseContext, ParsedDocument, SourceFile
 from ..protocols import Embedder, Store
-from .chunk import Chunker, chunk_id
+from .chunk import ChunkDraft, Chunker, chunk_id
 from .discover import discover
 from .obsidian import para_folder
+from .overlap import SerialWriter
+from .overlap import ahead as _ahead
 from .parsers import ParserRegistry
 
 log = logging.getLogger(__name__)
@@ -81,6 +83,7 @@ class _Pending:
     chunks: list[Chunk] = field(default_factory=list)
     known: dict[str, np.ndarray] = field(default_factory=dict)  # embed_text → vector already stored
     donor: tuple[str, str] | None = None  # (root, path) whose stored vectors ``known`` is read from
+    tokens: dict[str, int] = field(default_factory=dict)  # embed_text → its token count, when the chunker knew it
 
 
 def _json_default(value: Any) -> str:
@@ -269,11 +272,12 @@ class Indexer:
     ) -> None:
         """Read, hash, parse and chunk one file at a time; embed and commit in bounded batches.
 
-        At most one file's bytes are held at once, and at most three batches of chunks
+        At most one file's bytes are held at once, and at most four batches of chunks
         (``COMMIT_CHUNKS`` chunks or ``COMMIT_CHARS`` characters, or one file's worth, each):
-        while this thread embeds and commits one batch, a second thread parses and chunks the
-        next (``_ahead``), so the CPU the model leaves idle does the parsing. Only this thread
-        touches the store, and it commits batches in order, as a serial run would.
+        while this thread embeds one batch, a second thread parses and chunks the next ones
+        (``_ahead``) and a third commits the previous one (``SerialWriter``), so the CPU the
+        model leaves idle does the parsing and the writing. Only the writer touches the store
+        until it is done, and it commits batches in order, as a serial run would.
         """
         if not candidates:
             return
@@ -282,10 +286,9 @@ class Indexer:
                 pass
             return
         progress = _LockedProgress.wrap(progress)
-        with closing(_ahead(self._batches(candidates, records, report, progress))) as batches:
+        with SerialWriter() as writer, closing(_ahead(self._batches(candidates, records, report, progress))) as batches:
             for batch in batches:
-                report.chunks_embedded += self._commit(batch, progress)
-                _remember(records, batch)  # by_hash was taken from ``records`` before the first batch
+                report.chunks_embedded += self._commit(batch, progress, writer, records)
 
     def _batches(
         self,
@@ -376,10 +379,15 @@ class Indexer:
             page_count=doc.page_count, tags=tags, date=doc_date, indexed_at=read_at or time.time(),
             aliases=_aliases(doc.metadata.get("aliases")), links=tuple(doc.metadata.get("links") or ()),
         )
-        chunks = self.make_chunks(doc, record)
-        return _Pending(replace(record, chunk_count=len(chunks)), chunks)
+        drafts = self.chunker.chunk(doc)
+        chunks = self.make_chunks(doc, record, drafts)
+        tokens = {d.embed_text: d.tokens for d in drafts if d.tokens is not None}
+        return _Pending(replace(record, chunk_count=len(chunks)), chunks, tokens=tokens)
 
-    def make_chunks(self, doc: ParsedDocument, record: DocumentRecord) -> list[Chunk]:
+    def make_chunks(
+        self, doc: ParsedDocument, record: DocumentRecord, drafts: Sequence[ChunkDraft] | None = None
+    ) -> list[Chunk]:
+        """``doc``'s chunks as stored (``drafts``: the chunker's output for it, when already made)."""
         metadata_json = json.dumps(doc.metadata, default=_json_default, sort_keys=True)
         return [
             Chunk(
@@ -389,46 +397,54 @@ class Indexer:
                 page=d.page, start_line=d.start_line, end_line=d.end_line, tags=record.tags, date=record.date,
                 metadata_json=metadata_json, overlap=d.overlap,
             )
-            for d in self.chunker.chunk(doc)
+            for d in (self.chunker.chunk(doc) if drafts is None else drafts)
         ]
 
-    def _commit(self, batch: _Batch, progress: IndexProgress) -> int:
+    def _commit(
+        self, batch: _Batch, progress: IndexProgress, writer: SerialWriter, records: dict[tuple[str, str], DocumentRecord]
+    ) -> int:
         """Embed what is new (reusing stored vectors of unchanged chunks) and write one batch.
 
-        Progress moves per file: a file counts as done once its last new chunk is embedded.
+        The batch's new texts are embedded shortest first, ``EMBED_BATCH`` per call: each call's
+        texts are alike in length, so the embedder pads them as little as it would pad the whole
+        batch in one call, while progress still moves per call. A text's vector does not depend
+        on its neighbours. A file counts as done once its last new text is embedded. The store
+        is read and written by ``writer`` only; this returns once the batch is handed to it.
         """
         pending = batch.items
-        for p in pending:
-            if p.donor is not None:
-                p.known = self.store.document_vectors(*p.donor)
-        todo: list[tuple[int, str]] = []  # (file, text), each text once
-        queued: set[str] = set()
-        for i, p in enumerate(pending):
-            for c in p.chunks:
-                if c.embed_text not in p.known and c.embed_text not in queued:
-                    queued.add(c.embed_text)
-                    todo.append((i, c.embed_text))
-        last = {i: pos for pos, (i, _) in enumerate(todo)}  # each file's last text to embed
+        donors = [p for p in pending if p.donor is not None]
+        if donors:  # read after the commits before it
+            found = writer.call(lambda: [self.store.document_vectors(*p.donor) for p in donors])  # type: ignore[misc]
+            for p, known in zip(donors, found, strict=True):
+                p.known = known
+        todo = _embed_order(pending)
+        left = Counter(i for i, _ in todo)  # texts still to embed, per file
         fresh: dict[str, np.ndarray] = {}
-        reported = 0
         for start in range(0, len(todo), EMBED_BATCH):
-            texts = [text for _, text in todo[start : start + EMBED_BATCH]]
+            call = todo[start : start + EMBED_BATCH]
+            texts = [text for _, text in call]
             crash_point("embed")
             fresh.update(zip(texts, self.embedder.embed_documents(texts), strict=True))
             progress.chunks_embedded(len(texts))
-            while reported < len(pending) and last.get(reported, -1) < start + len(texts):
-                progress.file_done(pending[reported].record.path)
-                reported += 1
+            left.subtract(i for i, _ in call)
+            for i in sorted({i for i, _ in call if not left[i]}):
+                progress.file_done(pending[i].record.path)
         items = []
         for p in pending:
             vectors = [p.known.get(c.embed_text, fresh.get(c.embed_text)) for c in p.chunks]
             matrix = np.stack(vectors) if vectors else np.zeros((0, self.embedder.dimensions), np.float32)
             items.append((p.record, p.chunks, matrix))
-        self.store.replace_documents(items)
-        self.store.delete_documents(batch.drop_chunks)
-        self.store.put_records(batch.records)
-        for p in pending[reported:]:
-            progress.file_done(p.record.path)
+
+        def commit() -> None:
+            self.store.replace_documents(items)
+            self.store.delete_documents(batch.drop_chunks)
+            self.store.put_records(batch.records)
+            for i, p in enumerate(pending):
+                if i not in left:  # nothing new to embed: done with the commit
+                    progress.file_done(p.record.path)
+            _remember(records, batch)  # by_hash was taken from ``records`` before the first batch
+
+        writer.write(commit)
         return len(todo)
 
     @staticmethod
@@ -467,51 +483,22 @@ class _LockedProgress:
             self._inner.chunks_embedded(n)
 
 
-_DONE = object()
-
-
-def _ahead(batches: Iterator[_Batch]) -> Iterator[_Batch]:
-    """Yield ``batches`` while a thread already builds the next one (one queued at most).
-
-    The thread's exceptions are raised here, in order; if the consumer stops early (its
-    commit failed), the thread is told to stop and is joined before this returns.
-    """
-    handoff: queue.Queue = queue.Queue(maxsize=1)
-    stop = threading.Event()
-
-    def produce() -> None:
-        try:
-            for batch in batches:
-                while not stop.is_set():
-                    try:
-                        handoff.put(batch, timeout=0.1)
-                        break
-                    except queue.Full:
-                        continue
-                if stop.is_set():
-                    return
-            handoff.put(_DONE)
-        except BaseException as exc:  # noqa: BLE001 - handed to the consumer, raised there
-            handoff.put(exc)
-
-    thread = threading.Thread(target=produce, name="docshelf-parse", daemon=True)
-    thread.start()
-    try:
-        while True:
-            item = handoff.get()
-            if item is _DONE:
-                return
-            if isinstance(item, BaseException):
-                raise item
-            yield item
-    finally:
-        stop.set()
-        while thread.is_alive():  # unblock a put waiting on a full queue
-            try:
-                handoff.get(timeout=0.1)
-            except queue.Empty:
-                pass
-        thread.join()
+def _embed_order(pending: Sequence[_Pending]) -> list[tuple[int, str]]:
+    """(file, text) for each text to embed, once, sorted by size: tokens when the chunker
+    counted every one of them, else characters (ties keep the files' order)."""
+    todo: list[tuple[int, str]] = []
+    queued: set[str] = set()
+    for i, p in enumerate(pending):
+        for c in p.chunks:
+            if c.embed_text not in p.known and c.embed_text not in queued:
+                queued.add(c.embed_text)
+                todo.append((i, c.embed_text))
+    tokens = {text: n for p in pending for text, n in p.tokens.items()}
+    if all(text in tokens for _, text in todo):
+        todo.sort(key=lambda item: tokens[item[1]])
+    else:
+        todo.sort(key=lambda item: len(item[1]))
+    return todo
 
 
 def _remember(records: dict[tuple[str, str], DocumentRecord], batch: _Batch) -> None:

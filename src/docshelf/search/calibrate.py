@@ -8,7 +8,11 @@ hit shows is an estimate of "this passage answers the query", comparable across 
   queries* (``NULL_QUERIES``) on this index. Cosines are rescaled to the room above that
   background, ``x = (cos − bg) / (1 − bg)``, so the estimate adapts to the model and the
   corpus (a model whose cosines sit high, or a corpus where everything looks alike, raises
-  ``bg``). ``score = sigmoid(slope · (x − pivot) + coverage_weight · (coverage − 0.5))``.
+  ``bg``). ``score = sigmoid(slope · (x − pivot) + coverage_weight · (coverage − 0.5)
+  + bm25_weight · (bm25unit − 0.5) + pool_weight · (pool coverage − 0.5))``: the hit's own
+  BM25 (when the mode has it) and the share of the query's terms found anywhere in the top
+  ``pool_depth`` candidates (a question whose words the documentation never uses, such as
+  ``gettext`` or ``docker`` on a CLI library's site, is likely not answered there).
 - **Without it** (keyword, fuzzy: no query embedding, so no added latency):
   ``score = sigmoid(6 · (coverage − 0.5) + 2 · (bm25unit − 0.5))``.
 
@@ -55,8 +59,11 @@ NULL_QUERIES = (
 @dataclass(frozen=True)
 class CalibrationParams:
     slope: float = 9.0
-    pivot: float = 0.15  # share of the room above the background where the estimate is 0.5
+    pivot: float = 0.2  # share of the room above the background where the estimate is 0.5
     coverage_weight: float = 1.0
+    bm25_weight: float = 2.0  # the hit's BM25 (unit scale), when the mode computed one
+    pool_weight: float = 2.0  # query terms found in the top ``pool_depth`` candidates
+    pool_depth: int = 10
     default_background: float = 0.22  # until the null queries have run (e.g. model still loading)
     refresh_seconds: float = 600.0
 
@@ -124,11 +131,17 @@ class Calibrator:
         with self._lock:
             self._background = None
 
-    def dense(self, cosine: float, cover: float) -> float:
+    def dense(self, cosine: float, cover: float, bm25_unit: float | None = None, pool_cover: float | None = None) -> float:
+        """From the hit's cosine and term coverage, plus its BM25 and the pool's term coverage when known."""
         bg = min(self.background(), 0.9)
         x = (cosine - bg) / (1.0 - bg)
         p = self.params
-        return _sigmoid(p.slope * (x - p.pivot) + p.coverage_weight * (cover - 0.5))
+        z = p.slope * (x - p.pivot) + p.coverage_weight * (cover - 0.5)
+        if bm25_unit is not None:
+            z += p.bm25_weight * (bm25_unit - 0.5)
+        if pool_cover is not None:
+            z += p.pool_weight * (pool_cover - 0.5)
+        return _sigmoid(z)
 
     @staticmethod
     def lexical(bm25_unit: float, cover: float) -> float:

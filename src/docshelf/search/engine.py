@@ -135,7 +135,8 @@ class Searcher:
         )
         hits = [group_to_hit(g, ran, meant) for g in groups]
         if not reranked:  # a cross-encoder's probabilities are already absolute
-            estimates = capped([self.estimate(meant, g, evidence.get(g.best.id, (None, None))) for g in groups])
+            pool = self.pool_coverage(meant, scored) if ran in ("semantic", "hybrid") else None
+            estimates = capped([self.estimate(meant, g, evidence.get(g.best.id, (None, None)), pool) for g in groups])
             hits = [replace(h, score=round(s, 6)) for h, s in zip(hits, estimates, strict=True)]
         hits = [h for h in hits if h.score >= min_score]
         return SearchResult(
@@ -144,14 +145,22 @@ class Searcher:
         )
 
     # -- scores -------------------------------------------------------------------------
-    def estimate(self, query: str, group: Group, evidence: tuple[float | None, float | None]) -> float:
+    def estimate(
+        self, query: str, group: Group, evidence: tuple[float | None, float | None], pool: float | None = None
+    ) -> float:
         """The hit's absolute relevance estimate (see ``calibrate``)."""
         cosine, bm25 = evidence
         best = group.best
         cover = coverage(query, " ".join((best.title, *best.heading_path, group.text())))
         if cosine is not None:
-            return self.calibrator.dense(cosine, cover)
+            return self.calibrator.dense(cosine, cover, None if bm25 is None else bm25_to_unit(bm25), pool)
         return self.calibrator.lexical(bm25_to_unit(bm25 or 0.0), cover)
+
+    def pool_coverage(self, query: str, scored: Sequence[tuple[Chunk, float]]) -> float:
+        """Share of the query's terms found anywhere in the top candidates (ranked chunks, so
+        it does not depend on ``k`` or the per-document cap)."""
+        top = scored[: self.options.calibration.pool_depth]
+        return coverage(query, " ".join(" ".join((c.title, *c.heading_path, c.text)) for c, _ in top))
 
     def _top_cosine(self, query: str) -> float | None:
         """Best cosine of ``query`` on the whole index (calibration's null queries)."""
@@ -233,7 +242,13 @@ class Searcher:
                      else {i: s for i, s in lex.items() if i in chunks})
             w = self.options.typos.weight
             lex = {i: exact.get(i, 0.0) + w * max(0.0, corrected.get(i, 0.0) - exact.get(i, 0.0)) for i in chunks}
-        fused = fuse_hybrid(lex, den, self.options.fusion)
+        # How much of the question the best keyword match holds (weak: trust the dense side more).
+        best_lexical = max(lex, key=lex.__getitem__, default=None)
+        held = None
+        if best_lexical is not None and lex[best_lexical] > 0 and best_lexical in chunks:
+            top = chunks[best_lexical]
+            held = coverage(corrected_query(query, fixes) if fixes else query, " ".join((top.title, *top.heading_path, top.text)))
+        fused = fuse_hybrid(lex, den, self.options.fusion, held)
         params = self.options.fusion
         if params.short_penalty > 0:
             # Short *whole* sections only (no overlap: not the tail of a long section, e.g. an abstract's last chunk).

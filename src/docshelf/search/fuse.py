@@ -29,6 +29,15 @@ class FusionParams:
     # ...and more when BM25's best match is weak: + bm25_slope * max(0, bm25_pivot - unit BM25 top).
     bm25_pivot: float = 0.5
     bm25_slope: float = 8.0
+    # ...and more when the best BM25 match holds few of the query's terms (its coverage below
+    # coverage_pivot) and scores modestly (unit BM25 below coverage_gate, raw 12.2): + coverage_slope
+    # * (coverage_pivot - coverage), at most max_dense_weight. BM25 then ranks on incidental words
+    # ("accept", "begins") while the page that answers a paraphrase shares none of its words.
+    # The gate keeps long queries whose best match holds many terms (SciFact claims) as they were.
+    coverage_pivot: float = 0.7
+    coverage_slope: float = 2.0
+    coverage_gate: float = 0.55
+    max_dense_weight: float = 0.95
     # zconf: the displayed score is sigmoid(fused z - offset).
     score_offset: float = 2.0
     min_pool: int = 3
@@ -92,20 +101,31 @@ def _z(values: Sequence[float]) -> list[float]:
     return [0.0] * n if sd < 1e-9 else [(v - mean) / sd for v in values]
 
 
-def dense_weight(top_cosine: float, top_bm25: float, params: FusionParams) -> float:
+def dense_weight(
+    top_cosine: float, top_bm25: float, params: FusionParams, lexical_coverage: float | None = None
+) -> float:
     """The dense list's share: 0.5 unless there is evidence for more. It grows when the model
-    is sure (top cosine above the pivot) or when BM25's best match is weak (few, common
-    terms). It never drops below 0.5: a low cosine is weak evidence against the model (a
+    is sure (top cosine above the pivot), when BM25's best match is weak (few, common
+    terms), or when BM25's best match holds few of the query's terms and scores modestly
+    (``lexical_coverage``: the share of the query's content terms in the BM25 top chunk, when
+    the caller knows it).
+    It never drops below 0.5: a low cosine is weak evidence against the model (a
     paraphrase can be right at cosine 0.3), and a strong BM25 match already stands out
     in its z-scores."""
-    return _sigmoid(
+    weight = _sigmoid(
         params.confidence_slope * max(0.0, top_cosine - params.confidence_pivot)
         + params.bm25_slope * max(0.0, params.bm25_pivot - bm25_to_unit(top_bm25))
     )
+    if (lexical_coverage is not None and lexical_coverage < params.coverage_pivot
+            and bm25_to_unit(top_bm25) < params.coverage_gate):
+        weight = min(max(weight, params.max_dense_weight),
+                     weight + params.coverage_slope * (params.coverage_pivot - lexical_coverage))
+    return weight
 
 
 def zconf(
-    lexical: Mapping[Hashable, float], dense: Mapping[Hashable, float], params: FusionParams = FusionParams()
+    lexical: Mapping[Hashable, float], dense: Mapping[Hashable, float], params: FusionParams = FusionParams(),
+    lexical_coverage: float | None = None,
 ) -> dict[Hashable, float]:
     """Confidence-weighted z-score fusion over a shared candidate pool.
 
@@ -123,7 +143,7 @@ def zconf(
     floor = min(dense.values(), default=0.0)  # only for stores that cannot fill the pool
     lex = [lexical.get(k, 0.0) for k in keys]
     den = [dense.get(k, floor) for k in keys]
-    wd = dense_weight(max(den), max(lex), params)
+    wd = dense_weight(max(den), max(lex), params, lexical_coverage)
     if len(keys) < params.min_pool:
         return {k: (1 - wd) * bm25_to_unit(l) + wd * cosine_to_unit(c) for k, l, c in zip(keys, lex, den, strict=True)}
     zl, zd = _z(lex), _z(den)
@@ -133,11 +153,13 @@ def zconf(
 
 
 def fuse_hybrid(
-    lexical: Mapping[Hashable, float], dense: Mapping[Hashable, float], params: FusionParams = FusionParams()
+    lexical: Mapping[Hashable, float], dense: Mapping[Hashable, float], params: FusionParams = FusionParams(),
+    lexical_coverage: float | None = None,
 ) -> dict[Hashable, float]:
-    """Fused scores in [0, 1] from raw BM25 and cosine scores keyed by chunk id."""
+    """Fused scores in [0, 1] from raw BM25 and cosine scores keyed by chunk id
+    (``lexical_coverage``: see ``dense_weight``; zconf only)."""
     if params.method == "zconf":
-        return zconf(lexical, dense, params)
+        return zconf(lexical, dense, params, lexical_coverage)
     total = params.keyword_weight + params.semantic_weight
     if params.method == "rrf":
         fused = rrf([sorted(lexical, key=lambda x: -lexical[x]), sorted(dense, key=lambda x: -dense[x])],
