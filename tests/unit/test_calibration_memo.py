@@ -7,13 +7,23 @@ measured and reused, not about search quality).
 from __future__ import annotations
 
 import json
-
-from conftest import write_file
+from pathlib import Path
 
 from docshelf.config import Settings
 from docshelf.search.calibrate import NULL_QUERIES, Calibrator
 from docshelf.search.calibration_memo import FILE, CalibrationMemo
 from docshelf.service import Docshelf
+
+
+
+def write_file(root: Path, rel: str, text: str) -> Path:
+    # not imported from conftest: with the whole suite collected, ``conftest`` names
+    # tests/backends/conftest.py, and the import fails
+    path = root / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
 
 DOCS = {
     "install.md": "# Installing\n\nRun pip install widgetron to get the toolkit.\n",
