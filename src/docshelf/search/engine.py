@@ -135,7 +135,8 @@ class Searcher:
         )
         hits = [group_to_hit(g, ran, meant) for g in groups]
         if not reranked:  # a cross-encoder's probabilities are already absolute
-            pool = self.pool_coverage(meant, scored) if ran in ("semantic", "hybrid") else None
+            wants_pool = ran in ("semantic", "hybrid") and self.options.calibration.pool_weight
+            pool = self.pool_coverage(meant, scored) if wants_pool else None
             estimates = capped([self.estimate(meant, g, evidence.get(g.best.id, (None, None)), pool) for g in groups])
             hits = [replace(h, score=round(s, 6)) for h, s in zip(hits, estimates, strict=True)]
         hits = [h for h in hits if h.score >= min_score]
