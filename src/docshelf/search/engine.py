@@ -35,7 +35,7 @@ from ..errors import InvalidQuery
 from ..models import Chunk, Hit, SearchFilters, SearchMode, SearchResult
 from ..protocols import Embedder, Store
 from ..requests import MAX_K, MODES
-from .calibrate import CalibrationParams, Calibrator, capped, confidence, coverage
+from .calibrate import CalibrationParams, Calibrator, QueryEvidence, capped, confidence, coverage
 from .calibration_memo import CalibrationMemo
 from .diversity import Group, diversify
 from .fuse import FusionParams, bm25_to_unit, cosine_to_unit, exact_bonus, fuse_hybrid, short_prior
@@ -135,9 +135,8 @@ class Searcher:
         )
         hits = [group_to_hit(g, ran, meant) for g in groups]
         if not reranked:  # a cross-encoder's probabilities are already absolute
-            wants_pool = ran in ("semantic", "hybrid") and self.options.calibration.pool_weight
-            pool = self.pool_coverage(meant, scored) if wants_pool else None
-            estimates = capped([self.estimate(meant, g, evidence.get(g.best.id, (None, None)), pool) for g in groups])
+            seen = self.query_evidence(meant, scored, evidence) if ran == "hybrid" and groups else None
+            estimates = capped([self.estimate(meant, g, evidence.get(g.best.id, (None, None)), seen) for g in groups])
             hits = [replace(h, score=round(s, 6)) for h, s in zip(hits, estimates, strict=True)]
         hits = [h for h in hits if h.score >= min_score]
         return SearchResult(
@@ -147,14 +146,14 @@ class Searcher:
 
     # -- scores -------------------------------------------------------------------------
     def estimate(
-        self, query: str, group: Group, evidence: tuple[float | None, float | None], pool: float | None = None
+        self, query: str, group: Group, evidence: tuple[float | None, float | None], seen: QueryEvidence | None = None
     ) -> float:
         """The hit's absolute relevance estimate (see ``calibrate``)."""
         cosine, bm25 = evidence
         best = group.best
         cover = coverage(query, " ".join((best.title, *best.heading_path, group.text())))
         if cosine is not None:
-            return self.calibrator.dense(cosine, cover, None if bm25 is None else bm25_to_unit(bm25), pool)
+            return self.calibrator.dense(cosine, cover, None if bm25 is None else bm25_to_unit(bm25), seen)
         return self.calibrator.lexical(bm25_to_unit(bm25 or 0.0), cover)
 
     def pool_coverage(self, query: str, scored: Sequence[tuple[Chunk, float]]) -> float:
@@ -162,6 +161,22 @@ class Searcher:
         it does not depend on ``k`` or the per-document cap)."""
         top = scored[: self.options.calibration.pool_depth]
         return coverage(query, " ".join(" ".join((c.title, *c.heading_path, c.text)) for c, _ in top))
+
+    def query_evidence(
+        self, query: str, scored: Sequence[tuple[Chunk, float]], evidence: dict[str, tuple[float | None, float | None]]
+    ) -> QueryEvidence | None:
+        """A hybrid search's evidence as a whole (``calibrate.QueryEvidence``), from its
+        candidates' cosines and BM25 scores; None when they carry no cosine."""
+        chunks = {c.id: c for c, _ in scored}
+        dense = {i: e[0] for i, e in evidence.items() if e[0] is not None and i in chunks}
+        if not dense:
+            return None
+        lexical = {i: e[1] for i, e in evidence.items() if e[1] and i in chunks}
+        return QueryEvidence(
+            best_cosine=max(dense.values()),
+            pool_coverage=self.pool_coverage(query, scored),
+            agreement=agreement(top_pages(dense, chunks), top_pages(lexical, chunks)),
+        )
 
     def _top_cosine(self, query: str) -> float | None:
         """Best cosine of ``query`` on the whole index (calibration's null queries)."""
@@ -288,6 +303,21 @@ class _Lowered:
     def texts(self) -> list[str]:
         """Every candidate's, in pool order."""
         return [self[cid] for cid in self.chunks]
+
+
+def top_pages(scores: dict[str, float], chunks: dict[str, Chunk], n: int = 3) -> list[str]:
+    """The first ``n`` distinct pages (paths) of the chunks, best score first."""
+    pages: dict[str, None] = {}
+    for cid in sorted(scores, key=lambda i: -scores[i]):
+        pages.setdefault(chunks[cid].path)
+        if len(pages) == n:
+            break
+    return list(pages)
+
+
+def agreement(dense_pages: Sequence[str], lexical_pages: Sequence[str], n: int = 3) -> float:
+    """Share of the dense top-``n`` pages that BM25's top-``n`` holds too (0 when BM25 found nothing)."""
+    return len(set(dense_pages[:n]) & set(lexical_pages[:n])) / n
 
 
 @lru_cache(maxsize=512)
