@@ -62,3 +62,18 @@ def test_the_searchs_own_evidence_separates_answered_from_unanswerable_questions
     assert min(answered) >= 0.5, sorted(answered)[:3]
     # an off-topic question still says 'none'
     assert searcher.search("recipe for banana bread").confidence == "none"
+
+
+def test_near_ties_within_a_page_cite_the_section_holding_the_questions_words(shelf):
+    """The hybrid ranking's within-page tie rule (``fuse.within_page_ties``): on this set the
+    paraphrase below found its page either way, but cited the neighbouring one-line section
+    ("Command Short Help") without the rule."""
+    from docshelf.search.engine import Searcher
+
+    searcher = shelf.searcher
+    off = replace(searcher.options, fusion=replace(searcher.options.fusion, section_band=0.0))
+    without = Searcher(searcher.store, searcher.embedder, off)
+    query = "keep my own line breaks in a help paragraph instead of having it reflowed"
+    top, before = searcher.search(query, max_per_doc=1).hits[0], without.search(query, max_per_doc=1).hits[0]
+    assert (top.path, top.heading_path[-1]) == ("documentation.md", "Escaping Click's Wrapping"), top.heading_path
+    assert before.path == "documentation.md" and before.heading_path[-1] != "Escaping Click's Wrapping"

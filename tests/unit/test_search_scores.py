@@ -116,6 +116,21 @@ def test_hybrid_estimate_adds_the_searchs_own_evidence_and_never_takes_away():
     assert cal.dense(0.5, 1.0, 0.9, alone) > cal.dense(0.5, 1.0, 0.1, alone)
 
 
+def test_near_ties_within_a_page_go_to_the_section_holding_most_query_words():
+    from docshelf.search.fuse import within_page_ties
+
+    ranked = [("child", 0.858), ("parent", 0.853), ("other", 0.84), ("sibling", 0.70)]
+    page = {"child": "mw.md", "parent": "mw.md", "sibling": "mw.md", "other": "x.md"}
+    bm25 = {"child": 11.9, "parent": 13.1, "sibling": 20.0, "other": 30.0}
+    # parent and child are within 2 % of the page's best: BM25 orders them, and they trade scores;
+    # the sibling (18 % lower) and the other page keep their places
+    assert within_page_ties(ranked, page, bm25, 0.02) == [
+        ("parent", 0.858), ("child", 0.853), ("other", 0.84), ("sibling", 0.70)]
+    assert within_page_ties(ranked, page, bm25, 0.0) == ranked
+    # the page's best score, so the order of pages, never changes
+    assert within_page_ties(ranked, page, bm25, 0.5)[0] == ("sibling", 0.858)
+
+
 def test_query_evidence_of_a_hybrid_search(shelf, tmp_path, write):
     from docshelf.search.engine import agreement, top_pages
 
@@ -128,7 +143,7 @@ def test_query_evidence_of_a_hybrid_search(shelf, tmp_path, write):
     scored = shelf.searcher.hybrid("cookie thread", 100, None)
     chunks = {c.id: c for c, _ in scored}
     cosine = {cid: 1.0 - n / 10 for n, (cid, c) in enumerate(sorted(chunks.items(), key=lambda kv: kv[1].path))}
-    assert top_pages(cosine, chunks) == ["a.md", "b.md"]
+    assert [path for _, path in top_pages(cosine, chunks)] == ["a.md", "b.md"]
     evidence = {cid: (cosine[cid], 2.0 if chunks[cid].path == "b.md" else 0.0) for cid in chunks}
     seen = shelf.searcher.query_evidence("cookie thread gettext", scored, evidence)
     # the best cosine of the pool; 2 of 3 terms found; BM25's only page (b.md) is among the dense top 3

@@ -23,7 +23,7 @@ import time
 from collections import OrderedDict
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import replace
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Protocol, runtime_checkable
@@ -38,7 +38,7 @@ from ..requests import MAX_K, MODES
 from .calibrate import CalibrationParams, Calibrator, QueryEvidence, capped, confidence, coverage
 from .calibration_memo import CalibrationMemo
 from .diversity import Group, diversify
-from .fuse import FusionParams, bm25_to_unit, cosine_to_unit, exact_bonus, fuse_hybrid, short_prior
+from .fuse import FusionParams, bm25_to_unit, cosine_to_unit, exact_bonus, fuse_hybrid, short_prior, within_page_ties
 from .highlight import after_no, highlight_spans
 from .rerank import Reranker
 from .typos import TypoParams, correct, corrected_query
@@ -284,7 +284,10 @@ class Searcher:
 
             fused = {i: exact_bonus(f, share(lowered[i]), params) for i, f in fused.items()}
         self._local.evidence = {i: (den.get(i), lex.get(i, 0.0)) for i in chunks}
-        return [(chunks[cid], score) for cid, score in sorted(fused.items(), key=lambda kv: -kv[1])]
+        ranked = sorted(fused.items(), key=lambda kv: -kv[1])
+        if params.section_band > 0:  # near ties within a page: the section holding most query words first
+            ranked = within_page_ties(ranked, {i: (chunks[i].root, chunks[i].path) for i in fused}, lex, params.section_band)
+        return [(chunks[cid], score) for cid, score in ranked]
 
 
 class _Lowered:
@@ -305,17 +308,17 @@ class _Lowered:
         return [self[cid] for cid in self.chunks]
 
 
-def top_pages(scores: dict[str, float], chunks: dict[str, Chunk], n: int = 3) -> list[str]:
-    """The first ``n`` distinct pages (paths) of the chunks, best score first."""
-    pages: dict[str, None] = {}
+def top_pages(scores: dict[str, float], chunks: dict[str, Chunk], n: int = 3) -> list[tuple[str, str]]:
+    """The first ``n`` distinct pages (root, path) of the chunks, best score first."""
+    pages: dict[tuple[str, str], None] = {}
     for cid in sorted(scores, key=lambda i: -scores[i]):
-        pages.setdefault(chunks[cid].path)
+        pages.setdefault((chunks[cid].root, chunks[cid].path))
         if len(pages) == n:
             break
     return list(pages)
 
 
-def agreement(dense_pages: Sequence[str], lexical_pages: Sequence[str], n: int = 3) -> float:
+def agreement(dense_pages: Sequence[Hashable], lexical_pages: Sequence[Hashable], n: int = 3) -> float:
     """Share of the dense top-``n`` pages that BM25's top-``n`` holds too (0 when BM25 found nothing)."""
     return len(set(dense_pages[:n]) & set(lexical_pages[:n])) / n
 
