@@ -186,6 +186,11 @@ class Searcher:
                 self._vectors.popitem(last=False)
         return vector
 
+    def forget_query_embeddings(self) -> None:
+        """Empty the query-embedding cache (benchmarks time the model on every query with it)."""
+        with self._cache_lock:
+            self._vectors.clear()
+
     # -- modes --------------------------------------------------------------------------
     def keyword(self, query: str, n: int, filters: SearchFilters | None) -> list[tuple[Chunk, float]]:
         rows = self.store.text_search(query_text(query), n, filters)
