@@ -420,7 +420,8 @@ class PostgresStore:
             "ORDER BY score DESC, c.id LIMIT %s) "
             f"SELECT {_QUALIFIED_COLS}, top.score FROM top JOIN {chunks} c ON c.id = top.id ORDER BY top.score DESC, c.id"
         )
-        cur.execute("SELECT set_config('enable_seqscan', 'off', true)")
+        # JIT compiling the long scoring expression costs more than it saves at any size here
+        cur.execute("SELECT set_config('enable_seqscan', 'off', true), set_config('jit', 'off', true)")
         cur.execute(sql, [*score_args, *terms, required, *params, k])
         return cur.fetchall()
 
