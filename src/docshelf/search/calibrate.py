@@ -105,7 +105,13 @@ def coverage(query: str, text: str) -> float:
 def _coverage_patterns(query: str) -> tuple[tuple[str, re.Pattern[str]], ...]:
     """One compiled pattern per content term, made once per query (not once per hit), with the
     stem it needs (the plain substring test rules most texts out first)."""
-    return tuple((stem, re.compile(after_no("[a-z0-9]", stem))) for stem in term_stems(query))
+    return tuple((stem, _coverage_pattern(stem)) for stem in term_stems(query))
+
+
+@lru_cache(maxsize=4096)
+def _coverage_pattern(stem: str) -> re.Pattern[str]:
+    """Compiled once per term (queries share terms; see ``highlight._stem_pattern``)."""
+    return re.compile(after_no("[a-z0-9]", stem))
 
 
 def confidence(score: float | None) -> Confidence:
