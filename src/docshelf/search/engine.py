@@ -41,7 +41,7 @@ from .diversity import Group, diversify
 from .fuse import FusionParams, bm25_to_unit, cosine_to_unit, exact_bonus, fuse_hybrid, short_prior
 from .highlight import after_no, highlight_spans
 from .rerank import Reranker
-from .typos import TypoParams, correct, corrected_query
+from .typos import ProbeMemo, TypoParams, correct, corrected_query
 
 _WORD = re.compile(r"[A-Za-z0-9]+")
 QUERY_CACHE_SIZE = 256  # query embeddings kept (384 floats each: ~0.4 MB in all)
@@ -81,6 +81,7 @@ class Searcher:
         self._local = threading.local()
         self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()  # query -> embedding (LRU)
         self._cache_lock = threading.Lock()
+        self._probes = ProbeMemo()  # typo probes' answers for the index's current version
 
     def search(
         self,
@@ -186,6 +187,11 @@ class Searcher:
                 self._vectors.popitem(last=False)
         return vector
 
+    def forget_query_embeddings(self) -> None:
+        """Empty the query-embedding cache (benchmarks time the model on every query with it)."""
+        with self._cache_lock:
+            self._vectors.clear()
+
     # -- modes --------------------------------------------------------------------------
     def keyword(self, query: str, n: int, filters: SearchFilters | None) -> list[tuple[Chunk, float]]:
         rows = self.store.text_search(query_text(query), n, filters)
@@ -230,7 +236,8 @@ class Searcher:
         text = query_text(query)
         chunks, lex, den = self._pool(text, query, n, filters)
         lowered = _Lowered(chunks)  # each candidate's embed_text lowered once, shared by typos and the bonus
-        fixes = correct(query, self.store, list(chunks.values()), self.options.typos, lowered=lowered.texts)
+        fixes = correct(query, self.store, list(chunks.values()), self.options.typos, lowered=lowered.texts,
+                        memo=self._probes)
         self._local.fixes = fixes
         if fixes:
             # The corrected query's pool (its BM25 holds every exact term too, and the dense

@@ -39,6 +39,7 @@ from .filters import quote, to_sql
 from .lancedb_import import import_lancedb
 from .lance_queries import (
     CHUNK_COLUMNS, ann_ef, chunks_of, cosines, found_ids, fuzzy_query, lexical_ids, matrix, pool_rounds,
+    probe_texts,
 )
 from .records import field_tokens
 from .locks import FileWriterLock
@@ -482,6 +483,19 @@ class LanceStore:
         lexical_hits = [(chunks[i], bm25[i]) for i in found_ids(lexical)]
         dense_hits = [(chunks[i], cos[i]) for i in found_ids(dense)]
         return lexical_hits, dense_hits, cos, bm25
+
+    @_mapped("search")
+    def probe_texts(self, probes: Sequence[tuple[str, int]], k: int) -> list[list[str]]:
+        """Typo probes (``typos.ProbeSearch``): one edit-distance BM25 query per ``(text,
+        fuzziness)``, all at once on the engine's loop, each returning its top ``k``'s ``embed_text``."""
+        from lancedb.background_loop import LOOP
+
+        if not probes:
+            return []
+        try:
+            return LOOP.run(probe_texts(self._reader()._table, probes, k))
+        except Exception as exc:  # noqa: BLE001 - mapped like every other query
+            _raise_query_error(self.dir, exc)
 
     def _fetch(self, query) -> pa.Table:
         """Run an async-API query on the engine's loop: one round trip (the sync API's query
