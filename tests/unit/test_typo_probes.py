@@ -65,3 +65,18 @@ def test_a_store_without_a_version_is_never_memoised(indexed):
     for _ in range(2):
         assert correct("cokie", store, [], TypoParams(), memo=memo) == {"cokie": "cookie"}
     assert store.probes == 2
+
+
+def test_inside_a_snapshot_the_content_version_is_the_pinned_commit(indexed, write):
+    shelf, docs = indexed
+    store = shelf.store
+    before = store.content_version()
+    with store.snapshot():
+        assert store.content_version() == before
+        write(docs, "late.md", "# Late\n\nWritten while a search held its snapshot.")
+        shelf.index([docs])  # a commit meanwhile: this thread still reads the pinned one
+        assert store.content_version() == before
+    after = store.content_version()
+    assert after is not None and after != before
+    with store.snapshot():
+        assert store.content_version() == after

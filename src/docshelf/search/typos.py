@@ -64,21 +64,18 @@ def correct(
     ``memo``: answers of earlier probes on this index version."""
     if not params.enabled:
         return {}
-    texts: Sequence[str] | None = None
+    texts: str | None = None  # the candidates' lowered embed_text, NUL-separated (no word holds a NUL)
     checks: list[str] = []
     names = typed_names(query)
     for word in dict.fromkeys(words(query)):
         if len(checks) >= params.max_checks:
             break
-        if len(word) < 4 or not word.isalpha() or word in names:
-            continue
-        root = stem(word)
-        if texts is None:  # only once a word needs the check (short words and numbers never do)
-            texts = lowered() if lowered is not None else [c.embed_text.lower() for c in candidates]
-        if any(word in t or root in t for t in texts):
+        if len(word) < 4 or not word.isalpha() or word in names or word in english_words():
+            continue  # short, a number, a name, or the reader's own (English) word: not a slip
+        if texts is None:  # only once a word needs the check; one string, one substring search per word
+            texts = "\x00".join(lowered() if lowered is not None else [c.embed_text.lower() for c in candidates])
+        if word in texts or stem(word) in texts:
             continue  # known: a keyword candidate holds it
-        if word in english_words():
-            continue  # the reader's own word, not a slip
         checks.append(word)
     if not checks:
         return {}
