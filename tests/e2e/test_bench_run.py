@@ -64,3 +64,24 @@ def test_smoke_run_fills_every_row(tmp_path: Path) -> None:
             unexplained[i] = r["status"]
     assert unexplained == {}
     assert "| figure | target | measured | status | note |" in proc.stdout
+
+
+def test_gpu_script_runs_from_a_texts_file_without_the_store(tmp_path: Path) -> None:
+    """A lent GPU machine gets only the texts and the embedder: the file path must work on its own.
+
+    The texts are written by the same script (the pipeline's chunks of the docsets), then read
+    back and embedded on the CPU; the row reports the provider it really ran on.
+    """
+    gpu = SCRIPT.parent / "gpu.py"
+    texts = tmp_path / "texts.json"
+    subprocess.run([sys.executable, str(gpu), "--save-texts", str(texts), "--texts", "16"], check=True, timeout=300)
+    saved = json.loads(texts.read_text(encoding="utf-8"))
+    assert len(saved) == 16 and all(isinstance(t, str) and t.strip() for t in saved)
+    out = subprocess.run(
+        [sys.executable, str(gpu), "--device", "cpu", "--texts-file", str(texts), "--texts", "8",
+         "--batch-sizes", "1,4", "--repeat", "1"],
+        check=True, capture_output=True, text=True, timeout=300,
+    ).stdout
+    rows = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+    assert [r["batch"] for r in rows] == [1, 4]
+    assert all(r["provider"] == "CPUExecutionProvider" and r["texts"] == 8 and r["chunks_per_s"] > 0 for r in rows)

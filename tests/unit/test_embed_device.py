@@ -37,7 +37,7 @@ def test_cuda_without_the_gpu_build_is_a_clear_error():
     assert str(exc.value) == (
         "device 'cuda' was asked for but onnxruntime offers no CUDAExecutionProvider (it offers: "
         "AzureExecutionProvider, CPUExecutionProvider); install the GPU build (pip uninstall -y onnxruntime "
-        "&& pip install 'docshelf[gpu]') on a machine with an NVIDIA driver and CUDA 12, or use --device cpu or auto"
+        "&& pip install 'docshelf[gpu]') on a machine with an NVIDIA driver and the CUDA version that build names (onnxruntime-gpu 1.31: CUDA 13), or use --device cpu or auto"
     )
 
 

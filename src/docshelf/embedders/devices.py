@@ -31,7 +31,8 @@ def select_providers(device: str, available: Sequence[str]) -> list[str]:
         "device 'cuda' was asked for but onnxruntime offers no CUDAExecutionProvider "
         f"(it offers: {', '.join(available) or 'none'}); install the GPU build "
         "(pip uninstall -y onnxruntime && pip install 'docshelf[gpu]') on a machine with an NVIDIA "
-        "driver and CUDA 12, or use --device cpu or auto"
+        "driver and the CUDA version that build names (onnxruntime-gpu 1.31: CUDA 13), "
+        "or use --device cpu or auto"
     )
 
 

@@ -83,7 +83,9 @@ class OnnxMiniLM:
     # "Embedding throughput"): small batches of like length beat batch 8 by ~1.4x per CPU
     # second, since without the memory arena large batches pay for fresh buffers each call.
     BATCH_TOKENS = 512
-    GPU_ROWS, GPU_BATCH_TOKENS = 128, 128 * 256  # a GPU wants big batches; these are floors there
+    # Floors on a GPU: on an H200, 32-64 rows embed 1.4x faster than 128 or 256 (benchmarks/gpu.py,
+    # benchmarks/README.md "GPU embedding throughput"), and far faster than the CPU's small batches.
+    GPU_ROWS, GPU_BATCH_TOKENS = 64, 64 * 256
 
     def __init__(
         self, *, batch_size: int = 8, threads: int = 0, batch_tokens: int = 0, device: str = "cpu"
@@ -148,7 +150,7 @@ class OnnxMiniLM:
             if CUDA in providers and self.device == "cuda" and CUDA not in session.get_providers():
                 raise EmbedderUnavailable(
                     "device 'cuda': onnxruntime lists CUDAExecutionProvider but could not start it "
-                    "(missing CUDA 12 / cuDNN libraries or no GPU visible); use --device cpu or auto"
+                    "(missing the CUDA / cuDNN libraries its build needs, or no GPU visible); use --device cpu or auto"
                 )
             if session.get_providers()[0] == CUDA:
                 self.batch_size = max(self.batch_size, self.GPU_ROWS)
