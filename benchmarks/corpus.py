@@ -400,6 +400,7 @@ def code_version() -> str:
 
     from docshelf.service import SCHEMA_VERSION
     from docshelf.stores import lancedb_store as m
+    from docshelf.stores import vector_index
 
     parts = [str(BUILD_VERSION), str(SCHEMA_VERSION), str(m.LanceStore.vector_index_min_rows), repr(m._DOC_SCHEMA)]
     for name in ("_chunk_rows", "replace_documents", "_ensure_fts", "_build_vector_index", "optimize"):
@@ -409,6 +410,9 @@ def code_version() -> str:
         except (OSError, TypeError):
             parts.append(repr(obj))
     parts.append(inspect.getsource(m._chunk_schema))
+    # the vector index's kind and partitions by size (not the query side's settings)
+    parts += [inspect.getsource(vector_index.VectorIndex), inspect.getsource(vector_index.index_for),
+              repr((vector_index.KIND, vector_index.ROWS_PER_PARTITION))]
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:10]
 
 
