@@ -33,6 +33,7 @@ def child(chunks: int, mode: str, seconds: float) -> None:
         shelf.search(q, k=10, mode=mode)
     end, i = time.perf_counter() + seconds, 0
     while time.perf_counter() < end:
+        shelf.searcher.forget_query_embeddings()  # the model runs on every query, as in a real session
         shelf.search(qs[i % len(qs)], k=10, mode=mode)
         i += 1
     print(f"{i} searches", file=sys.stderr)

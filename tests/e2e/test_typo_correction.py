@@ -142,17 +142,28 @@ def test_the_correction_is_told_and_scored_as_meant(shelf):
 
 
 def test_a_query_without_unknown_words_costs_no_extra_lookup(shelf, monkeypatch):
+    from docshelf.search.typos import ProbeMemo
+
     store = shelf.searcher.store
     calls = []
-    original = store.text_search
+    original, original_probes = store.text_search, store.probe_texts
 
     def counting(query, k, filters=None, fuzziness=0):
         calls.append(fuzziness)
         return original(query, k, filters, fuzziness)
 
+    def counting_probes(probes, k):
+        calls.extend(f for _, f in probes)
+        return original_probes(probes, k)
+
     monkeypatch.setattr(store, "text_search", counting)
+    monkeypatch.setattr(store, "probe_texts", counting_probes)
+    monkeypatch.setattr(shelf.searcher, "_probes", ProbeMemo())  # earlier tests' answers forgotten
     assert shelf.search("set a cookie on the response", k=3).hits[0].path == "responses.md"
     assert [f for f in calls if f != 0] == []  # no probe: every word was found among the candidates
     calls.clear()
     shelf.search("cokie respnse", k=3)
     assert [f for f in calls if f != 0] == [1, 2]  # one edit-distance probe per unknown word
+    calls.clear()
+    assert shelf.search("respnse about a cokie", k=3).note == "corrected respnse → response, cokie → cookie"
+    assert [f for f in calls if f != 0] == []  # the index has not changed: the answers are remembered

@@ -94,16 +94,61 @@ def test_every_search_carries_a_confidence_and_min_score_filters_on_the_shown_sc
     assert (nothing.hits, nothing.confidence) == ((), "none")
 
 
-def test_dense_estimate_adds_the_hits_bm25_and_the_pools_term_coverage():
-    params = CalibrationParams(slope=9.0, pivot=0.2, coverage_weight=1.0, bm25_weight=2.0, pool_weight=2.0)
+def test_hybrid_estimate_adds_the_searchs_own_evidence_and_never_takes_away():
+    from docshelf.search.calibrate import QueryEvidence
+
+    params = CalibrationParams(slope=9.0, pivot=0.15, coverage_weight=1.0, fused_pivot=0.2, best_share=0.5,
+                               bm25_weight=1.0, pool_weight=1.0, agreement_weight=1.0)
     cal = Calibrator(lambda q: 0.25, params)
-    # x = 1/3; z = 9 * (1/3 - 0.2) + 1 * (1.0 - 0.5) + 2 * (0.75 - 0.5) + 2 * (0.5 - 0.5) = 2.2
-    assert cal.dense(0.5, 1.0, 0.75, 0.5) == pytest.approx(1 / (1 + math.exp(-2.2)))
-    # without BM25 (semantic mode) or pool evidence those terms are left out, not counted as 0
-    assert cal.dense(0.5, 1.0) == pytest.approx(1 / (1 + math.exp(-(9 * (1 / 3 - 0.2) + 0.5))))
-    # words the documentation never uses (gettext, docker on a CLI library's site) lower the estimate
-    assert cal.dense(0.5, 0.5, 0.5, 0.0) < cal.dense(0.5, 0.5, 0.5, 1.0)
-    assert cal.dense(0.5, 0.5, 0.1, 1.0) < cal.dense(0.5, 0.5, 0.9, 1.0)
+    seen = QueryEvidence(best_cosine=0.7, pool_coverage=0.5, agreement=1 / 3)
+    # x = (0.5 - 0.25) / 0.75 = 1/3, best = (0.7 - 0.25) / 0.75 = 0.6;
+    # z = 9 * (0.5 * 1/3 + 0.5 * 0.6 - 0.2) + 1 * (1.0 - 0.5) + 1 * 0.75 + 1 * 0.5 + 1 * 1/3 = 4.28...
+    z = 9 * (0.5 / 3 + 0.3 - 0.2) + 0.5 + 0.75 + 0.5 + 1 / 3
+    assert cal.dense(0.5, 1.0, 0.75, seen) == pytest.approx(1 / (1 + math.exp(-z)))
+    # semantic mode (no query evidence): the plain dense estimate, pivot 0.15
+    assert cal.dense(0.5, 1.0) == pytest.approx(1 / (1 + math.exp(-(9 * (1 / 3 - 0.15) + 0.5))))
+    # the pool's best cosine counts at least as the hit's own (a hit can be the best itself)
+    alone = QueryEvidence(best_cosine=0.0, pool_coverage=0.0, agreement=0.0)
+    assert cal.dense(0.5, 1.0, 0.0, alone) == pytest.approx(1 / (1 + math.exp(-(9 * (1 / 3 - 0.2) + 0.5))))
+    # each sign that the documentation covers the question raises the estimate; none lowers it below alone
+    for more in (QueryEvidence(0.7, 0.0, 0.0), QueryEvidence(0.0, 1.0, 0.0), QueryEvidence(0.0, 0.0, 1.0)):
+        assert cal.dense(0.5, 1.0, 0.0, more) > cal.dense(0.5, 1.0, 0.0, alone)
+    assert cal.dense(0.5, 1.0, 0.9, alone) > cal.dense(0.5, 1.0, 0.1, alone)
+
+
+def test_near_ties_within_a_page_go_to_the_section_holding_most_query_words():
+    from docshelf.search.fuse import within_page_ties
+
+    ranked = [("child", 0.858), ("parent", 0.853), ("other", 0.84), ("sibling", 0.70)]
+    page = {"child": "mw.md", "parent": "mw.md", "sibling": "mw.md", "other": "x.md"}
+    bm25 = {"child": 11.9, "parent": 13.1, "sibling": 20.0, "other": 30.0}
+    # parent and child are within 2 % of the page's best: BM25 orders them, and they trade scores;
+    # the sibling (18 % lower) and the other page keep their places
+    assert within_page_ties(ranked, page, bm25, 0.02) == [
+        ("parent", 0.858), ("child", 0.853), ("other", 0.84), ("sibling", 0.70)]
+    assert within_page_ties(ranked, page, bm25, 0.0) == ranked
+    # the page's best score, so the order of pages, never changes
+    assert within_page_ties(ranked, page, bm25, 0.5)[0] == ("sibling", 0.858)
+
+
+def test_query_evidence_of_a_hybrid_search(shelf, tmp_path, write):
+    from docshelf.search.engine import agreement, top_pages
+
+    assert agreement(["a.md", "b.md", "c.md"], ["c.md", "d.md", "a.md"]) == pytest.approx(2 / 3)
+    assert agreement(["a.md"], []) == 0.0
+    docs = tmp_path / "docs"
+    write(docs, "a.md", "# Cookies\n\nCall `set_cookie(key, value)` on the response to set a cookie.\n")
+    write(docs, "b.md", "# Threads\n\nSync endpoints run in a thread pool of 40 tokens.\n")
+    shelf.index([docs])
+    scored = shelf.searcher.hybrid("cookie thread", 100, None)
+    chunks = {c.id: c for c, _ in scored}
+    cosine = {cid: 1.0 - n / 10 for n, (cid, c) in enumerate(sorted(chunks.items(), key=lambda kv: kv[1].path))}
+    assert [path for _, path in top_pages(cosine, chunks)] == ["a.md", "b.md"]
+    evidence = {cid: (cosine[cid], 2.0 if chunks[cid].path == "b.md" else 0.0) for cid in chunks}
+    seen = shelf.searcher.query_evidence("cookie thread gettext", scored, evidence)
+    # the best cosine of the pool; 2 of 3 terms found; BM25's only page (b.md) is among the dense top 3
+    assert (seen.best_cosine, seen.pool_coverage, seen.agreement) == (1.0, pytest.approx(2 / 3), pytest.approx(1 / 3))
+    assert shelf.searcher.query_evidence("cookie", scored, {cid: (None, 1.0) for cid in chunks}) is None
 
 
 def test_pool_coverage_reads_the_top_candidates_so_scores_do_not_depend_on_k(shelf, tmp_path, write):

@@ -8,11 +8,17 @@ hit shows is an estimate of "this passage answers the query", comparable across 
   queries* (``NULL_QUERIES``) on this index. Cosines are rescaled to the room above that
   background, ``x = (cos − bg) / (1 − bg)``, so the estimate adapts to the model and the
   corpus (a model whose cosines sit high, or a corpus where everything looks alike, raises
-  ``bg``). ``score = sigmoid(slope · (x − pivot) + coverage_weight · (coverage − 0.5)
-  + bm25_weight · (bm25unit − 0.5) + pool_weight · (pool coverage − 0.5))``: the hit's own
-  BM25 (when the mode has it) and the share of the query's terms found anywhere in the top
-  ``pool_depth`` candidates (a question whose words the documentation never uses, such as
-  ``gettext`` or ``docker`` on a CLI library's site, is likely not answered there).
+  ``bg``). Semantic mode: ``score = sigmoid(slope · (x − pivot) + coverage_weight · (coverage − 0.5))``.
+- **Hybrid** adds what the whole search saw (``QueryEvidence``, the same for every hit): the
+  best cosine of the pool (``x_best``, the dense side's answer wherever fusion ranked it), the
+  share of the query's terms found in the top ``pool_depth`` candidates, and whether the two
+  retrievers agree (the share of the dense top-3 pages that are also BM25's top-3 pages); and
+  the hit's own BM25. ``score = sigmoid(slope · ((1 − best_share) · x + best_share · x_best −
+  fused_pivot) + coverage_weight · (coverage − 0.5) + bm25_weight · bm25unit + pool_weight ·
+  pool coverage + agreement_weight · agreement)``. The last three only *add*: a paraphrase that
+  shares no word with the documentation keeps its dense estimate (the pivot sits higher so an
+  off-topic query ends where it did), while "in the docs" gains from every independent sign of
+  it, and a question whose key words occur nowhere (``gettext`` on a CLI library's site) does not.
 - **Without it** (keyword, fuzzy: no query embedding, so no added latency):
   ``score = sigmoid(6 · (coverage − 0.5) + 2 · (bm25unit − 0.5))``.
 
@@ -20,7 +26,7 @@ hit shows is an estimate of "this passage answers the query", comparable across 
 found in the passage, so an exact identifier match lifts the estimate. Scores never increase
 down the list: a hit's score is its own estimate capped by the hit above it. ``confidence``
 reads the top hit's score: ``high`` ≥ 0.7, ``medium`` ≥ 0.5, ``low`` ≥ 0.3, else ``none``
-(also when nothing was found). Parameters were chosen on set A (benchmarks/README.md).
+(also when nothing was found). Parameters were chosen on sets A and C (benchmarks/README.md).
 """
 
 from __future__ import annotations
@@ -60,15 +66,26 @@ NULL_QUERIES = (
 class CalibrationParams:
     slope: float = 9.0
     pivot: float = 0.15  # share of the room above the background where the estimate is 0.5
-    # Off by default: on sets A + C (training) the two terms below raised no-answer AUROC, but
-    # they call answered paraphrases (words the docs never use) 'low' or 'none', which tells an
-    # agent the documentation does not cover what it does (tests/e2e/test_eval_search_quality.py).
     coverage_weight: float = 1.0
-    bm25_weight: float = 0.0  # the hit's BM25 (unit scale), when the mode computed one
-    pool_weight: float = 0.0  # query terms found in the top ``pool_depth`` candidates
+    # Hybrid only (QueryEvidence; chosen on sets A + C, benchmarks/README.md): boosts, not penalties,
+    # so that an answered paraphrase (no shared word, retrievers disagreeing) keeps its dense estimate.
+    fused_pivot: float = 0.2
+    best_share: float = 0.5  # weight of the pool's best cosine beside the hit's own
+    bm25_weight: float = 1.0  # the hit's BM25 (unit scale)
+    pool_weight: float = 1.0  # share of the query's terms in the top ``pool_depth`` candidates
+    agreement_weight: float = 1.0  # share of the dense top-3 pages among BM25's top-3
     pool_depth: int = 10
     default_background: float = 0.22  # until the null queries have run (e.g. model still loading)
     refresh_seconds: float = 600.0
+
+
+@dataclass(frozen=True)
+class QueryEvidence:
+    """What a hybrid search saw as a whole, the same for each of its hits."""
+
+    best_cosine: float  # the best cosine among the candidates
+    pool_coverage: float  # share of the query's terms found in the top candidates
+    agreement: float  # share of the dense top-3 pages that are also BM25's top-3 pages
 
 
 def _sigmoid(x: float) -> float:
@@ -88,7 +105,13 @@ def coverage(query: str, text: str) -> float:
 def _coverage_patterns(query: str) -> tuple[tuple[str, re.Pattern[str]], ...]:
     """One compiled pattern per content term, made once per query (not once per hit), with the
     stem it needs (the plain substring test rules most texts out first)."""
-    return tuple((stem, re.compile(after_no("[a-z0-9]", stem))) for stem in term_stems(query))
+    return tuple((stem, _coverage_pattern(stem)) for stem in term_stems(query))
+
+
+@lru_cache(maxsize=4096)
+def _coverage_pattern(stem: str) -> re.Pattern[str]:
+    """Compiled once per term (queries share terms; see ``highlight._stem_pattern``)."""
+    return re.compile(after_no("[a-z0-9]", stem))
 
 
 def confidence(score: float | None) -> Confidence:
@@ -134,16 +157,18 @@ class Calibrator:
         with self._lock:
             self._background = None
 
-    def dense(self, cosine: float, cover: float, bm25_unit: float | None = None, pool_cover: float | None = None) -> float:
-        """From the hit's cosine and term coverage, plus its BM25 and the pool's term coverage when known."""
+    def dense(self, cosine: float, cover: float, bm25_unit: float | None = None,
+              query: QueryEvidence | None = None) -> float:
+        """From the hit's cosine and term coverage; in hybrid also its BM25 and the search's evidence."""
         bg = min(self.background(), 0.9)
         x = (cosine - bg) / (1.0 - bg)
         p = self.params
-        z = p.slope * (x - p.pivot) + p.coverage_weight * (cover - 0.5)
-        if bm25_unit is not None:
-            z += p.bm25_weight * (bm25_unit - 0.5)
-        if pool_cover is not None:
-            z += p.pool_weight * (pool_cover - 0.5)
+        if query is None:
+            return _sigmoid(p.slope * (x - p.pivot) + p.coverage_weight * (cover - 0.5))
+        best = (max(query.best_cosine, cosine) - bg) / (1.0 - bg)
+        z = (p.slope * ((1.0 - p.best_share) * x + p.best_share * best - p.fused_pivot)
+             + p.coverage_weight * (cover - 0.5) + p.bm25_weight * (bm25_unit or 0.0)
+             + p.pool_weight * query.pool_coverage + p.agreement_weight * query.agreement)
         return _sigmoid(z)
 
     @staticmethod

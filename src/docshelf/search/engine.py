@@ -23,7 +23,7 @@ import time
 from collections import OrderedDict
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import replace
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Protocol, runtime_checkable
@@ -35,13 +35,13 @@ from ..errors import InvalidQuery
 from ..models import Chunk, Hit, SearchFilters, SearchMode, SearchResult
 from ..protocols import Embedder, Store
 from ..requests import MAX_K, MODES
-from .calibrate import CalibrationParams, Calibrator, capped, confidence, coverage
+from .calibrate import CalibrationParams, Calibrator, QueryEvidence, capped, confidence, coverage
 from .calibration_memo import CalibrationMemo
 from .diversity import Group, diversify
-from .fuse import FusionParams, bm25_to_unit, cosine_to_unit, exact_bonus, fuse_hybrid, short_prior
+from .fuse import FusionParams, bm25_to_unit, cosine_to_unit, exact_bonus, fuse_hybrid, short_prior, within_page_ties
 from .highlight import after_no, highlight_spans
 from .rerank import Reranker
-from .typos import TypoParams, correct, corrected_query
+from .typos import ProbeMemo, TypoParams, correct, corrected_query
 
 _WORD = re.compile(r"[A-Za-z0-9]+")
 QUERY_CACHE_SIZE = 256  # query embeddings kept (384 floats each: ~0.4 MB in all)
@@ -81,6 +81,7 @@ class Searcher:
         self._local = threading.local()
         self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()  # query -> embedding (LRU)
         self._cache_lock = threading.Lock()
+        self._probes = ProbeMemo()  # typo probes' answers for the index's current version
 
     def search(
         self,
@@ -135,9 +136,8 @@ class Searcher:
         )
         hits = [group_to_hit(g, ran, meant) for g in groups]
         if not reranked:  # a cross-encoder's probabilities are already absolute
-            wants_pool = ran in ("semantic", "hybrid") and self.options.calibration.pool_weight
-            pool = self.pool_coverage(meant, scored) if wants_pool else None
-            estimates = capped([self.estimate(meant, g, evidence.get(g.best.id, (None, None)), pool) for g in groups])
+            seen = self.query_evidence(meant, scored, evidence) if ran == "hybrid" and groups else None
+            estimates = capped([self.estimate(meant, g, evidence.get(g.best.id, (None, None)), seen) for g in groups])
             hits = [replace(h, score=round(s, 6)) for h, s in zip(hits, estimates, strict=True)]
         hits = [h for h in hits if h.score >= min_score]
         return SearchResult(
@@ -147,14 +147,14 @@ class Searcher:
 
     # -- scores -------------------------------------------------------------------------
     def estimate(
-        self, query: str, group: Group, evidence: tuple[float | None, float | None], pool: float | None = None
+        self, query: str, group: Group, evidence: tuple[float | None, float | None], seen: QueryEvidence | None = None
     ) -> float:
         """The hit's absolute relevance estimate (see ``calibrate``)."""
         cosine, bm25 = evidence
         best = group.best
         cover = coverage(query, " ".join((best.title, *best.heading_path, group.text())))
         if cosine is not None:
-            return self.calibrator.dense(cosine, cover, None if bm25 is None else bm25_to_unit(bm25), pool)
+            return self.calibrator.dense(cosine, cover, None if bm25 is None else bm25_to_unit(bm25), seen)
         return self.calibrator.lexical(bm25_to_unit(bm25 or 0.0), cover)
 
     def pool_coverage(self, query: str, scored: Sequence[tuple[Chunk, float]]) -> float:
@@ -162,6 +162,22 @@ class Searcher:
         it does not depend on ``k`` or the per-document cap)."""
         top = scored[: self.options.calibration.pool_depth]
         return coverage(query, " ".join(" ".join((c.title, *c.heading_path, c.text)) for c, _ in top))
+
+    def query_evidence(
+        self, query: str, scored: Sequence[tuple[Chunk, float]], evidence: dict[str, tuple[float | None, float | None]]
+    ) -> QueryEvidence | None:
+        """A hybrid search's evidence as a whole (``calibrate.QueryEvidence``), from its
+        candidates' cosines and BM25 scores; None when they carry no cosine."""
+        chunks = {c.id: c for c, _ in scored}
+        dense = {i: e[0] for i, e in evidence.items() if e[0] is not None and i in chunks}
+        if not dense:
+            return None
+        lexical = {i: e[1] for i, e in evidence.items() if e[1] and i in chunks}
+        return QueryEvidence(
+            best_cosine=max(dense.values()),
+            pool_coverage=self.pool_coverage(query, scored),
+            agreement=agreement(top_pages(dense, chunks), top_pages(lexical, chunks)),
+        )
 
     def _top_cosine(self, query: str) -> float | None:
         """Best cosine of ``query`` on the whole index (calibration's null queries)."""
@@ -185,6 +201,11 @@ class Searcher:
             while len(self._vectors) > QUERY_CACHE_SIZE:
                 self._vectors.popitem(last=False)
         return vector
+
+    def forget_query_embeddings(self) -> None:
+        """Empty the query-embedding cache (benchmarks time the model on every query with it)."""
+        with self._cache_lock:
+            self._vectors.clear()
 
     # -- modes --------------------------------------------------------------------------
     def keyword(self, query: str, n: int, filters: SearchFilters | None) -> list[tuple[Chunk, float]]:
@@ -230,7 +251,8 @@ class Searcher:
         text = query_text(query)
         chunks, lex, den = self._pool(text, query, n, filters)
         lowered = _Lowered(chunks)  # each candidate's embed_text lowered once, shared by typos and the bonus
-        fixes = correct(query, self.store, list(chunks.values()), self.options.typos, lowered=lowered.texts)
+        fixes = correct(query, self.store, list(chunks.values()), self.options.typos, lowered=lowered.texts,
+                        memo=self._probes)
         self._local.fixes = fixes
         if fixes:
             # The corrected query's pool (its BM25 holds every exact term too, and the dense
@@ -269,7 +291,10 @@ class Searcher:
 
             fused = {i: exact_bonus(f, share(lowered[i]), params) for i, f in fused.items()}
         self._local.evidence = {i: (den.get(i), lex.get(i, 0.0)) for i in chunks}
-        return [(chunks[cid], score) for cid, score in sorted(fused.items(), key=lambda kv: -kv[1])]
+        ranked = sorted(fused.items(), key=lambda kv: -kv[1])
+        if params.section_band > 0:  # near ties within a page: the section holding most query words first
+            ranked = within_page_ties(ranked, {i: (chunks[i].root, chunks[i].path) for i in fused}, lex, params.section_band)
+        return [(chunks[cid], score) for cid, score in ranked]
 
 
 class _Lowered:
@@ -288,6 +313,21 @@ class _Lowered:
     def texts(self) -> list[str]:
         """Every candidate's, in pool order."""
         return [self[cid] for cid in self.chunks]
+
+
+def top_pages(scores: dict[str, float], chunks: dict[str, Chunk], n: int = 3) -> list[tuple[str, str]]:
+    """The first ``n`` distinct pages (root, path) of the chunks, best score first."""
+    pages: dict[tuple[str, str], None] = {}
+    for cid in sorted(scores, key=lambda i: -scores[i]):
+        pages.setdefault((chunks[cid].root, chunks[cid].path))
+        if len(pages) == n:
+            break
+    return list(pages)
+
+
+def agreement(dense_pages: Sequence[Hashable], lexical_pages: Sequence[Hashable], n: int = 3) -> float:
+    """Share of the dense top-``n`` pages that BM25's top-``n`` holds too (0 when BM25 found nothing)."""
+    return len(set(dense_pages[:n]) & set(lexical_pages[:n])) / n
 
 
 @lru_cache(maxsize=512)

@@ -50,6 +50,11 @@ class FusionParams:
     # Exact code-like tokens (``analysis.code_tokens``): a chunk holding the share s of them
     # gains exact_weight * s of the distance to 1 (an identifier the reader pasted is strong evidence).
     exact_weight: float = 0.3
+    # Near ties within a page: a page's chunks scored within section_band (relative) of its best
+    # are ordered by BM25, so the cited section is the one holding most of the query's words
+    # (a parent's 3-line child or a sibling that differs by one letter no longer wins a coin
+    # flip). The page's best score is unchanged, so pages rank exactly as before.
+    section_band: float = 0.02
 
 
 def bm25_to_unit(score: float, half: float = 10.0) -> float:
@@ -180,3 +185,27 @@ def short_prior(words: int, params: FusionParams) -> float:
 def exact_bonus(score: float, share: float, params: FusionParams) -> float:
     """``score`` moved toward 1 by ``exact_weight`` × the share of the query's code tokens present."""
     return score + params.exact_weight * share * (1.0 - score) if share > 0 else score
+
+
+def within_page_ties(
+    ranked: Sequence[tuple[Hashable, float]], page: Mapping[Hashable, Hashable], lexical: Mapping[Hashable, float],
+    band: float,
+) -> list[tuple[Hashable, float]]:
+    """``ranked`` (best first) with each page's near ties (scores within ``band`` of the page's
+    best, relative) reordered by ``lexical`` score; they trade scores among themselves, so
+    every page keeps its best score and its place."""
+    if band <= 0:
+        return list(ranked)
+    best: dict[Hashable, float] = {}
+    for key, score in ranked:
+        best.setdefault(page[key], score)
+    ties: dict[Hashable, list[tuple[Hashable, float]]] = {}
+    for key, score in ranked:
+        if score >= (1.0 - band) * best[page[key]]:
+            ties.setdefault(page[key], []).append((key, score))
+    out = dict(ranked)
+    for members in ties.values():
+        if len(members) > 1:
+            order = sorted(members, key=lambda m: (-lexical.get(m[0], 0.0), -m[1]))
+            out.update((key, score) for (key, _), (_, score) in zip(order, members, strict=True))
+    return sorted(out.items(), key=lambda kv: -kv[1])

@@ -35,10 +35,14 @@ def term_stems(query: str) -> list[str]:
 def _term_patterns(query: str) -> tuple[tuple[str, re.Pattern[str]], ...]:
     """One compiled pattern per query term, made once per query (not once per hit), with the
     stem it needs (a text without that substring is not searched)."""
-    return tuple(
-        (stem, re.compile((after_no(r"\w", stem) if _WORD_START.match(stem) else r"\b" + re.escape(stem)) + r"[\w]*"))
-        for stem in term_stems(query)
-    )
+    return tuple((stem, _stem_pattern(stem)) for stem in term_stems(query))
+
+
+@lru_cache(maxsize=4096)
+def _stem_pattern(stem: str) -> re.Pattern[str]:
+    """Compiled once per term, not per query: queries share terms, and compiling these look-behind
+    patterns was ~4% of a hybrid search at 100k chunks (``re``'s own cache holds 512 and cycles)."""
+    return re.compile((after_no(r"\w", stem) if _WORD_START.match(stem) else r"\b" + re.escape(stem)) + r"[\w]*")
 
 
 def after_no(before: str, literal: str) -> str:

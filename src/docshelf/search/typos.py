@@ -21,17 +21,21 @@ word, not the documentation's), and the dense side is left to find the page, wit
 dense share rule unchanged. Both checks
 use one store query per unknown word (``Store.text_search`` with ``fuzziness`` 1, or 2 from six
 letters on, see ``probe_text``), and only words absent from the keyword candidates are checked, so an
-ordinary query costs nothing extra.
+ordinary query costs nothing extra. A store with the ``ProbeSearch`` ability runs a query's
+probes at once and returns only the text they read; a ``ProbeMemo`` remembers each probed
+word's answer until the index changes.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections import Counter
+import threading
+from collections import Counter, OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Protocol, runtime_checkable
 
 from ..analysis import searchable_text
 from ..models import Chunk
@@ -53,33 +57,103 @@ class TypoParams:
 
 def correct(
     query: str, store: Store, candidates: Sequence[Chunk], params: TypoParams,
-    lowered: Callable[[], Sequence[str]] | None = None,
+    lowered: Callable[[], Sequence[str]] | None = None, memo: ProbeMemo | None = None,
 ) -> dict[str, str]:
     """Misspelt query words (folded, as the index reads them) → the indexed word meant.
-    ``lowered()``: the candidates' ``embed_text`` lower-cased, when the caller has them."""
+    ``lowered()``: the candidates' ``embed_text`` lower-cased, when the caller has them;
+    ``memo``: answers of earlier probes on this index version."""
     if not params.enabled:
         return {}
-    texts: Sequence[str] | None = None
-    found: dict[str, str] = {}
-    checked = 0
+    texts: str | None = None  # the candidates' lowered embed_text, NUL-separated (no word holds a NUL)
+    checks: list[str] = []
     names = typed_names(query)
     for word in dict.fromkeys(words(query)):
-        if checked >= params.max_checks:
+        if len(checks) >= params.max_checks:
             break
-        if len(word) < 4 or not word.isalpha() or word in names:
-            continue
-        root = stem(word)
-        if texts is None:  # only once a word needs the check (short words and numbers never do)
-            texts = lowered() if lowered is not None else [c.embed_text.lower() for c in candidates]
-        if any(word in t or root in t for t in texts):
+        if len(word) < 4 or not word.isalpha() or word in names or word in english_words():
+            continue  # short, a number, a name, or the reader's own (English) word: not a slip
+        if texts is None:  # only once a word needs the check; one string, one substring search per word
+            texts = "\x00".join(lowered() if lowered is not None else [c.embed_text.lower() for c in candidates])
+        if word in texts or stem(word) in texts:
             continue  # known: a keyword candidate holds it
-        if word in english_words():
-            continue  # the reader's own word, not a slip
-        checked += 1
-        fix = _nearest(word, store.text_search(probe_text(word), params.probe, None, fuzziness=1 if len(word) <= 5 else 2), params)
-        if fix:
-            found[word] = fix
-    return found
+        checks.append(word)
+    if not checks:
+        return {}
+    answers = memo.answers(store) if memo is not None else {}
+    todo = [w for w in checks if w not in answers]
+    for word, probed in zip(todo, probe_all(store, todo, params), strict=True):
+        answers[word] = _nearest(word, probed, params)
+    return {w: fix for w in checks if (fix := answers[w])}
+
+
+@runtime_checkable
+class ProbeSearch(Protocol):
+    """Optional store ability: several edit-distance searches at once (each ``(text, fuzziness)``
+    as ``Store.text_search`` reads them, no filters), returning only each top-``k``'s
+    ``embed_text`` in rank order: all a typo probe reads (the embedded store runs them
+    concurrently and fetches one column instead of whole chunks)."""
+
+    def probe_texts(self, probes: Sequence[tuple[str, int]], k: int) -> list[list[str]]: ...
+
+
+def probe_fuzziness(word: str) -> int:
+    return 1 if len(word) <= 5 else 2
+
+
+def probe_all(store: Store, todo: Sequence[str], params: TypoParams) -> list[list[str]]:
+    """The ``embed_text`` of each word's top ``params.probe`` chunks by edit-distance BM25."""
+    if not todo:
+        return []
+    probes = [(probe_text(w), probe_fuzziness(w)) for w in todo]
+    if isinstance(store, ProbeSearch):
+        return store.probe_texts(probes, params.probe)
+    return [[c.embed_text for c, _ in store.text_search(text, params.probe, None, fuzziness=f)] for text, f in probes]
+
+
+class ProbeMemo:
+    """Each probed word's answer (its correction, or None) for one version of the index.
+
+    A probe is an edit-distance search through the whole full-text index (10–20 ms of engine
+    work at 100k chunks) whose answer depends only on the word and the index's content, and
+    agents repeat words across searches. A store that cannot name its version
+    (``content_version`` absent or None) is never memoised; any write starts afresh."""
+
+    def __init__(self, size: int = 2048) -> None:
+        self.size = size
+        self._version: str | None = None
+        self._answers: OrderedDict[str, str | None] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def answers(self, store: Store) -> _Answers | dict[str, str | None]:
+        version = getattr(store, "content_version", None)
+        current = version() if callable(version) else None
+        if current is None:
+            return {}
+        with self._lock:
+            if current != self._version:
+                self._version, self._answers = current, OrderedDict()
+            return _Answers(self, self._answers)
+
+
+class _Answers:
+    """The memo's answers for one version, safe to share between threads (LRU on write)."""
+
+    def __init__(self, memo: ProbeMemo, answers: OrderedDict[str, str | None]) -> None:
+        self._memo, self._answers = memo, answers
+
+    def __contains__(self, word: object) -> bool:
+        with self._memo._lock:
+            return word in self._answers
+
+    def __getitem__(self, word: str) -> str | None:
+        with self._memo._lock:
+            return self._answers[word]
+
+    def __setitem__(self, word: str, fix: str | None) -> None:
+        with self._memo._lock:
+            self._answers[word] = fix
+            while len(self._answers) > self._memo.size:
+                self._answers.popitem(last=False)
 
 
 _RAW_WORD = re.compile(r"[^\W_]+")
@@ -101,15 +175,15 @@ def probe_text(word: str) -> str:
     return " ".join(dict.fromkeys(variants))
 
 
-def _nearest(word: str, rows: Sequence[tuple[Chunk, float]], params: TypoParams) -> str | None:
-    """The closest indexed word to ``word`` among these chunks (None when ``word`` itself is
-    indexed, i.e. known, or when no word is close enough)."""
+def _nearest(word: str, texts: Sequence[str], params: TypoParams) -> str | None:
+    """The closest indexed word to ``word`` among these chunks' ``embed_text`` (None when
+    ``word`` itself is indexed, i.e. known, or when no word is close enough)."""
     limit = 2 if len(word) >= params.long_word else 1
     root = stem(word)
     seen: Counter[str] = Counter()
     distance: dict[str, int] = {}
-    for chunk, _ in rows:
-        vocabulary = set(words(searchable_text(chunk.embed_text)))
+    for text in texts:
+        vocabulary = set(words(searchable_text(text)))
         if word in vocabulary or any(stem(v) == root for v in vocabulary if v[:1] == word[:1]):
             return None  # the word is indexed after all (only ranked below the candidates)
         for v in vocabulary:
@@ -162,4 +236,4 @@ def corrected_query(query: str, fixes: dict[str, str]) -> str:
     return query
 
 
-__all__ = ["TypoParams", "correct", "corrected_query", "edits", "english_words", "typed_names"]
+__all__ = ["ProbeMemo", "ProbeSearch", "TypoParams", "correct", "corrected_query", "edits", "english_words", "typed_names"]

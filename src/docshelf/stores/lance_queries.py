@@ -1,6 +1,6 @@
 """LanceDB query pieces for the embedded store: hybrid's candidate-pool rounds (async API, run
 on the engine's event loop), the vector index's search settings, exact cosines from fetched vectors,
-Arrow rows to Chunks, and fuzzy full-text queries. ``lancedb_store.LanceStore`` composes them."""
+Arrow rows to Chunks, fuzzy full-text queries and typo probes. ``lancedb_store.LanceStore`` composes them."""
 
 from __future__ import annotations
 
@@ -85,6 +85,20 @@ def fuzzy_query(query: str, fuzziness: int | None):
             for variant in fuzzy_terms(term):
                 clauses.append((Occur.SHOULD, MatchQuery(variant, "search_text", fuzziness=distance, max_expansions=20)))
     return BooleanQuery(clauses) if clauses else None
+
+
+async def probe_texts(table, probes, k: int) -> list[list[str]]:
+    """Typo probes (``search/typos.py``) at once: for each ``(text, fuzziness)`` the top ``k``
+    chunks' ``embed_text`` by edit-distance BM25, the only column a probe reads."""
+
+    async def one(text: str, fuzziness: int) -> list[str]:
+        fts = fuzzy_query(text, fuzziness) if text.strip() else None
+        if fts is None:
+            return []
+        found = await table.query().nearest_to_text(fts).select(["embed_text", "_score"]).limit(k).to_arrow()
+        return found.column("embed_text").to_pylist()
+
+    return list(await asyncio.gather(*(one(text, fuzziness) for text, fuzziness in probes)))
 
 
 async def lexical_ids(table, text: str, k: int, where: str | None):

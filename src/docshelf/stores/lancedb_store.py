@@ -38,7 +38,8 @@ from ..models import Chunk, DocumentRecord, SearchFilters
 from .filters import quote, to_sql
 from .lancedb_import import import_lancedb
 from .lance_queries import (
-    CHUNK_COLUMNS, chunks_of, cosines, found_ids, fuzzy_query, lexical_ids, matrix, pool_rounds, with_settings,
+    CHUNK_COLUMNS, chunks_of, cosines, found_ids, fuzzy_query, lexical_ids, matrix, pool_rounds, probe_texts,
+    with_settings,
 )
 from .records import field_tokens
 from .locks import FileWriterLock
@@ -337,15 +338,15 @@ class LanceStore:
         if getattr(self._pinned, "table", None) is not None:
             yield
             return
-        table = self._snapshot_table()
+        self._pinned.key, table = self._snapshot_table()
         self._pinned.table = table
         try:
             yield
         finally:
-            self._pinned.table = None
+            self._pinned.table = self._pinned.key = None
 
-    def _snapshot_table(self):
-        """A handle on the chunks table checked out at its latest commit, reused while no commit
+    def _snapshot_table(self) -> tuple[tuple, Any]:
+        """(version key, a handle on the chunks table checked out at its latest commit), reused while no commit
         follows (opening a table per search cost several engine round trips). The commit log
         folder's identity is part of the key: a table dropped and rebuilt (``index --force``
         from another process) starts its versions again at 1 and could reach the cached one."""
@@ -354,18 +355,23 @@ class LanceStore:
             key = (version, _folder_identity(self.dir / f"{CHUNKS}.lance" / "_versions"))
             cached = self._snapshot_cache
             if cached is not None and key[1] is not None and cached[0] == key:
-                return cached[1]
+                return cached
             table = self._db.open_table(CHUNKS)
             table.checkout(version)
         except Exception as exc:  # noqa: BLE001 - the boundary: lance errors become ours
             raise StoreError(f"could not open the index at {self.dir} for reading: {exc}") from exc
         self._snapshot_cache = (key, table)
-        return table
+        return key, table
 
     def content_version(self) -> str | None:
         """Names what the chunks table holds now: its latest commit and its commit log's
         identity (a rebuilt table starts again at version 1). Caches keyed by it
-        (``search/calibration_memo.py``) stop matching at the next write."""
+        (``search/calibration_memo.py``, ``typos.ProbeMemo``) stop matching at the next write.
+        Inside ``snapshot()``: the pinned commit, what this thread reads (no engine call)."""
+        pinned = getattr(self._pinned, "key", None)
+        if pinned is not None:
+            version, identity = pinned
+            return None if identity is None else f"{version}:{identity[0]}:{identity[1]}"
         try:
             version = self._chunks.version
         except Exception:  # noqa: BLE001 - no version, no cache
@@ -485,6 +491,19 @@ class LanceStore:
         lexical_hits = [(chunks[i], bm25[i]) for i in found_ids(lexical)]
         dense_hits = [(chunks[i], cos[i]) for i in found_ids(dense)]
         return lexical_hits, dense_hits, cos, bm25
+
+    @_mapped("search")
+    def probe_texts(self, probes: Sequence[tuple[str, int]], k: int) -> list[list[str]]:
+        """Typo probes (``typos.ProbeSearch``): one edit-distance BM25 query per ``(text,
+        fuzziness)``, all at once on the engine's loop, each returning its top ``k``'s ``embed_text``."""
+        from lancedb.background_loop import LOOP
+
+        if not probes:
+            return []
+        try:
+            return LOOP.run(probe_texts(self._reader()._table, probes, k))
+        except Exception as exc:  # noqa: BLE001 - mapped like every other query
+            _raise_query_error(self.dir, exc)
 
     def _fetch(self, query) -> pa.Table:
         """Run an async-API query on the engine's loop: one round trip (the sync API's query
