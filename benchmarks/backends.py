@@ -4,6 +4,7 @@
     python benchmarks/backends.py parity --queries 100 --distractors 400   # a small subset
     python benchmarks/backends.py speed --chunks 100000           # ingest, build, latency, recall
     python benchmarks/backends.py keyword --docs 2000             # docshelf's BM25 vs LanceDB's, scores
+    python benchmarks/backends.py fuzzy                           # how LanceDB's fuzzy mode expands a word
 
 ``parity`` reuses the embedded SciFact index of ``docshelf eval`` (cached under
 ``$DOCSHELF_EVAL_CACHE``, default ``~/.cache/docshelf/eval``; the newest cached one for the
@@ -51,7 +52,7 @@ def machine() -> dict:
     import os
 
     return {"machine": platform.machine(), "cpus": os.cpu_count(), "python": platform.python_version(),
-            "date": time.strftime("%Y-%m-%d")}
+            "date": time.strftime("%Y-%m-%d %H:%M"), "load": [round(x, 1) for x in os.getloadavg()]}
 
 
 @contextmanager
@@ -276,6 +277,36 @@ def keyword(args) -> None:
             "same_top10_set": same_set, "max_rel_score_diff": worst})
 
 
+def fuzzy(args) -> None:
+    """How LanceDB's fuzzy matching (the embedded store's fuzzy mode, ``lance_queries.fuzzy_query``)
+    expands and weights a word, on a tiny index: which of 26 index terms at edit distance 1
+    it keeps under ``max_expansions`` (nearest, or first in term order?), and how much the
+    exact word counts against plain BM25 (the server stores use ``lexical.fuzzy_terms``)."""
+    import lancedb
+    import pyarrow as pa
+    from lancedb.index import FTS
+    from lancedb.query import BooleanQuery, MatchQuery, Occur
+
+    docs = {"exact": "cell", "near1": "celt", "near2": "ceil", "near3": "dell"}
+    docs |= {f"q{c}": f"qwert{c}" for c in "abcdefghijklmnopqrstuvwxyz"}
+    docs |= {f"pad{i}": "zebra yak" for i in range(20)}
+    table = lancedb.connect(tempfile.mkdtemp(prefix="docshelf-fuzzy-")).create_table(
+        "t", pa.table({"id": list(docs), "search_text": list(docs.values())}))
+    table.create_index("search_text", config=FTS(with_position=False, stem=True, remove_stop_words=True,
+                                                 ascii_folding=True), replace=True)
+
+    def scores(q) -> dict[str, float]:
+        rows = table.search(q, query_type="fts").select(["id", "_score"]).limit(60).to_list()
+        return {r["id"]: r["_score"] for r in rows}
+
+    plain = scores(MatchQuery("cell", "search_text"))["exact"]
+    both = scores(BooleanQuery([(Occur.SHOULD, MatchQuery("cell", "search_text", boost=2.0)),
+                                (Occur.SHOULD, MatchQuery("cell", "search_text", fuzziness=1, max_expansions=20))]))
+    kept = sorted(docs[i] for i in scores(MatchQuery("qwert", "search_text", fuzziness=1, max_expansions=5)))
+    record({"bench": "fuzzy-lancedb", "exact_weight_vs_bm25": round(both["exact"] / plain, 3),
+            "kept_of_26_at_distance_1_max_5": kept})
+
+
 # -- speed --------------------------------------------------------------------------------------
 def corpus_module():
     """``benchmarks/corpus.py``: the shared big-corpus builder (real SciFact text, realistic vectors)."""
@@ -303,10 +334,15 @@ def exact_ids(store, vector: np.ndarray, k: int) -> list[str]:
     return [p.payload["id"] for p in rows]
 
 
-def speed_one(name: str, store, n: int, corpus, queries: list[str], qvecs: np.ndarray) -> None:
-    from docshelf.models import SearchFilters
-    from docshelf.search.engine import Searcher
+def speed_one(name: str, store, n: int, corpus, queries: list[str], qvecs: np.ndarray, ingest_too: bool = True) -> None:
+    """Ingest ``n`` corpus chunks and build the indexes (unless ``ingest_too`` is false: the
+    store already holds them), then time the searches and measure the ANN index's recall."""
+    if ingest_too:
+        ingest_into(name, store, n, corpus)
+    time_searches(name, store, n, corpus, queries, qvecs)
 
+
+def ingest_into(name: str, store, n: int, corpus) -> None:
     ingest, batch = 0.0, []
 
     def flush() -> float:
@@ -327,6 +363,11 @@ def speed_one(name: str, store, n: int, corpus, queries: list[str], qvecs: np.nd
     build = time.perf_counter() - started
     record({"bench": "ingest", "backend": name, "chunks": n, "ingest_s": round(ingest, 1),
             "chunks_per_s": round(n / ingest), "index_build_s": round(build, 1)})
+
+
+def time_searches(name: str, store, n: int, corpus, queries: list[str], qvecs: np.ndarray) -> None:
+    from docshelf.models import SearchFilters
+    from docshelf.search.engine import Searcher
 
     searcher = Searcher(store, corpus.VectorEmbedder(dict(zip(queries, qvecs))))
     for q in queries[:5]:  # warm caches and connections
@@ -356,7 +397,10 @@ def speed(args) -> None:
     queries, qvecs = corpus.query_set(100)
     queries, qvecs = queries[: args.speed_queries], qvecs[: args.speed_queries]
     wanted = args.backends.split(",")
-    if "embedded" in wanted:
+    if "embedded" in wanted and args.embedded_index:
+        # an index ``corpus.py`` built (same corpus and write path): searches and recall only
+        speed_one("embedded", open_store(args.embedded_index, 384), args.chunks, corpus, queries, qvecs, ingest_too=False)
+    elif "embedded" in wanted:
         folder = Path(tempfile.mkdtemp(prefix="docshelf-bench-lance-"))
         speed_one("embedded", open_store(folder, 384), args.chunks, corpus, queries, qvecs)
     if "postgres" in wanted:
@@ -377,7 +421,7 @@ def speed(args) -> None:
 def main() -> None:
     global SCIFACT
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("what", choices=["parity", "speed", "keyword"])
+    parser.add_argument("what", choices=["parity", "speed", "keyword", "fuzzy"])
     parser.add_argument("--backends", default="embedded,postgres,qdrant")
     parser.add_argument("--postgres-url")
     parser.add_argument("--qdrant-url")
@@ -390,12 +434,14 @@ def main() -> None:
     parser.add_argument("--distractors", type=int, default=0, help="…their relevant documents and this many others")
     parser.add_argument("--index-dir", type=Path, help="parity over this existing embedded index of the dataset")
     parser.add_argument("--chunks", type=int, default=100_000)
+    parser.add_argument("--embedded-index", type=Path,
+                        help="speed: time this embedded index of --chunks corpus chunks (benchmarks/corpus.py's) instead of building one")
     parser.add_argument("--docs", type=int, default=2000, help="keyword: this many SciFact abstracts")
     parser.add_argument("--speed-queries", type=int, default=100, help="speed: time this many queries (at most 100)")
     parser.add_argument("--scifact", type=Path, default=SCIFACT, help="The BEIR SciFact folder.")
     args = parser.parse_args()
     SCIFACT = args.scifact
-    {"parity": parity, "speed": speed, "keyword": keyword}[args.what](args)
+    {"parity": parity, "speed": speed, "keyword": keyword, "fuzzy": fuzzy}[args.what](args)
 
 
 if __name__ == "__main__":

@@ -77,6 +77,9 @@ def _env(index_dir: Path, src: Path = SRC, **extra: str) -> dict[str, str]:
     env = {**os.environ, "DOCSHELF_INDEX_DIR": str(index_dir), "DOCSHELF_CONFIG": os.devnull,
            "PYTHONPATH": str(src), **extra}
     env.pop("DOCSHELF_MODEL", None)
+    # An installed docshelf has its bytecode compiled (pip does it); without this, a shell that
+    # sets PYTHONDONTWRITEBYTECODE made every timed run recompile docshelf's changed modules.
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     return env
 
 

@@ -95,11 +95,11 @@ def test_pruned_keyword_search_returns_exactly_what_scoring_every_match_returns(
     store.optimize()
     queries = [" ".join(rng.choice(vocab, size=int(rng.integers(2, 7)), p=weights)) for _ in range(40)]
     queries += ["w0 w1 w2 w250", "w299 w0", "w0"]
-    seen: list[tuple[int, int]] = []
+    seen: list[str] = []
     original = store._bm25_rows
 
     def spy(cur, terms, *rest):
-        seen.append((len(terms), len(rest[4])))  # how many terms are scored / required to match
+        seen.append(rest[3])  # the tsquery the scored rows must match
         return original(cur, terms, *rest)
 
     for filters in (None, SearchFilters(collections=("c1",))):
@@ -111,7 +111,36 @@ def test_pruned_keyword_search_returns_exactly_what_scoring_every_match_returns(
         store._bm25_rows = original
         assert pruned == full
         assert sum(len(r) for r in full) > 150
-    assert any(required < scored for scored, required in seen)  # pruning did skip terms
+    assert any("&" in required for required in seen)  # pruning asked for combinations of terms
+
+
+def test_threshold_tsquery_keeps_every_row_that_can_reach_the_floor(store):
+    """``tsquery_above`` must match every row whose query terms' weights sum past ``theta``
+    (else pruning would lose results) and should reject many others; checked by the server's
+    own ``@@`` on random term sets, at every size of query the depth limit changes."""
+    from docshelf.stores.pg_sql import tsquery_above
+
+    rng = np.random.default_rng(4)
+    checked = rejected = 0
+    with store._read() as cur:
+        for n_terms in (1, 2, 3, 5, 8, 12, 16):
+            terms = [f"t{i}" for i in range(n_terms)]
+            weights = list(rng.uniform(0.5, 12.0, n_terms))
+            for fraction in (0.0, 0.2, 0.5, 0.8, 0.99, 1.0):
+                theta = fraction * sum(weights)
+                query = tsquery_above(terms, weights, theta)
+                rows = [[t for t in terms if rng.random() < p] for p in (0.2, 0.5, 0.8) for _ in range(15)]
+                rows = [r for r in rows if r]
+                if query is None:
+                    assert all(sum(weights[terms.index(t)] for t in r) <= theta for r in rows)
+                    continue
+                cur.execute("SELECT v::tsvector @@ %s::tsquery FROM unnest(%s::text[]) v", (query, [" ".join(r) for r in rows]))
+                for r, (matched,) in zip(rows, cur.fetchall(), strict=True):
+                    needed = sum(weights[terms.index(t)] for t in r) > theta
+                    assert matched or not needed, (terms, weights, theta, r, query)
+                    checked += needed
+                    rejected += not matched
+    assert checked > 100 and rejected > 100
 
 
 def test_runs_on_the_key_citus_needs(request, tmp_path, write):

@@ -7,6 +7,7 @@ left alone it would silently embed only half of each 256-token chunk.
 from __future__ import annotations
 
 import json
+from functools import cached_property
 from pathlib import Path
 
 from tokenizers import Tokenizer as HFTokenizer
@@ -19,19 +20,33 @@ _ADDITIVE = {"normalizer": {"BertNormalizer"}, "pre_tokenizer": {"BertPreTokeniz
 
 
 class HFTokenizerAdapter:
+    """Two views of one tokenizer file: one that counts (no truncation) for the chunker, one
+    that truncates at ``max_tokens`` for the model. A search needs only the second, so the
+    first (and the JSON read behind ``whitespace_additive``) is built on first use: a cold
+    ``docshelf search`` loads the tokenizer on its model thread, beside the imports, and
+    Python work there holds the interpreter lock the imports need."""
+
     def __init__(self, path: Path | str, max_tokens: int) -> None:
         self.max_tokens = max_tokens
-        self._tok = HFTokenizer.from_file(str(path))
-        self._tok.no_truncation()
-        self._tok.no_padding()
-        # A second instance that truncates (with the special tokens) for model input; the
-        # embedder pads each batch itself, after grouping texts by length.
-        self._model_tok = HFTokenizer.from_file(str(path))
+        self._path = str(path)
+        # For model input: truncated (with the special tokens); the embedder pads each batch
+        # itself, after grouping texts by length.
+        self._model_tok = HFTokenizer.from_file(self._path)
         self._model_tok.enable_truncation(max_length=max_tokens)
         self._model_tok.no_padding()
-        config = json.loads(self._tok.to_str())
-        self.whitespace_additive = all((config.get(part) or {}).get("type") in kinds for part, kinds in _ADDITIVE.items())
+
+    @cached_property
+    def _tok(self) -> HFTokenizer:
+        tok = HFTokenizer.from_file(self._path)
+        tok.no_truncation()
+        tok.no_padding()
+        return tok
+
+    @cached_property
+    def whitespace_additive(self) -> bool:
         """count(a + whitespace + b) == count(a) + count(b) - 2: the chunker sizes chunks by arithmetic."""
+        config = json.loads(self._model_tok.to_str())
+        return all((config.get(part) or {}).get("type") in kinds for part, kinds in _ADDITIVE.items())
 
     def count(self, text: str) -> int:
         return len(self._tok.encode(text).ids)

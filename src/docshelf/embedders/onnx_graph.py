@@ -190,7 +190,10 @@ def gather_before_dequantize(model: bytes) -> bytes | None:
             return None
         first = min(node_slots)  # nodes are written where the first one was, in the new order
         graph_parts[first] = b"".join(_len_field(GRAPH_NODE, n.encode()) for n in new_nodes)
-        graph = b"".join(part for i, part in enumerate(graph_parts) if i == first or i not in node_slots)
-        model_parts.append(_len_field(MODEL_GRAPH, graph))
+        graph = [part for i, part in enumerate(graph_parts) if i == first or i not in node_slots]
+        # The graph's parts go into the model as they are: one copy of the 23 MB in all (the
+        # final join), not one per nesting level; this runs beside a cold search's imports.
+        model_parts.append(_encode_varint(MODEL_GRAPH << 3 | LEN) + _encode_varint(sum(map(len, graph))))
+        model_parts.extend(graph)
         graph_done = True
     return b"".join(model_parts) if graph_done else None

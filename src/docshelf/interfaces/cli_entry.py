@@ -20,6 +20,7 @@ search the full CLI ran ends through ``leave`` (no interpreter teardown).
 
 from __future__ import annotations
 
+import gc
 import logging
 import sys
 
@@ -28,14 +29,31 @@ log = logging.getLogger("docshelf.cli")
 
 def main(argv: list[str] | None = None) -> None:
     args = list(sys.argv[1:] if argv is None else argv)
-    if answer_from_server(args):
-        return
-    from .cli import main as full_cli
     from .cli_args import command_of
 
     if command_of(args) != "search":
+        from .cli import main as full_cli
+
         full_cli(args)
         return
+    # One search, then ``leave``: the cyclic garbage collector would only re-scan the objects
+    # the imports create (its passes cost a cold search ~80 ms of CPU, see benchmarks/README.md,
+    # "`docshelf search` from a shell"); nothing lives long enough for cycles to matter, and
+    # reference counting still frees everything else. Restored if this returns (a caller's process).
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        _search(args)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _search(args: list[str]) -> None:
+    if answer_from_server(args):
+        return
+    from .cli import main as full_cli
+
     try:
         full_cli(args)
         code = 0

@@ -49,8 +49,16 @@ def found_ids(table: pa.Table) -> list[str]:
 
 
 def matrix(column, dimensions: int) -> np.ndarray:
-    """A fixed-size-list column of vectors as one float32 matrix (no Python floats)."""
-    flat = column.combine_chunks().flatten() if hasattr(column, "combine_chunks") else column.flatten()
+    """A fixed-size-list column of vectors as one float32 matrix (no Python floats).
+
+    Without nulls the rows' values are a slice of the child array: read it directly, since
+    ``flatten()`` goes through ``pyarrow.compute``, whose import (~40 ms of CPU) a cold
+    ``docshelf search`` otherwise pays for this one call (see ``lancedb_import.py``)."""
+    arr = column.combine_chunks() if hasattr(column, "combine_chunks") else column
+    if pa.types.is_fixed_size_list(arr.type) and arr.null_count == 0:
+        flat = arr.values.slice(arr.offset * arr.type.list_size, len(arr) * arr.type.list_size)
+    else:
+        flat = arr.flatten()
     return flat.to_numpy(zero_copy_only=False).reshape(len(column), dimensions).astype(np.float32, copy=False)
 
 

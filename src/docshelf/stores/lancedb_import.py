@@ -13,9 +13,14 @@ and almost none of it is for an embedded table (benchmarks/README.md, "CLI"):
 - ``overrides.override`` (which lancedb uses before Python 3.12) disassembles every
   decorated method's callers to check them; during the import it is replaced by what
   lancedb uses on 3.12+, ``typing.override``: mark the method, return it.
+- ``pyarrow.dataset`` and ``pyarrow.compute`` (~70 ms of CPU, mostly registering hundreds
+  of compute functions) are imported by lancedb's modules at the top but used only inside
+  functions (writing a ``Dataset``, reranking, checking vectors): they are registered as
+  lazy modules that run on their first attribute, which a search never reads.
 
 Each trick leaves behaviour unchanged (the same objects exist, built later), is undone
-after the import, and is skipped when the private hook it needs is missing.
+after the import (the lazy modules stay lazy until used), and is skipped when the private
+hook it needs is missing.
 
 The engine's Rust log level is read from ``LANCEDB_LOG`` once, when the extension module
 loads: ``quiet_engine_logs`` sets it to ``error`` first (unless the user set it), so engine
@@ -37,12 +42,20 @@ from typing import Any
 log = logging.getLogger(__name__)
 
 _LAZY_PACKAGES = ("lance_namespace_urllib3_client",)
+# Lazy modules, and the names lancedb reads from them at import time (``ds.Dataset`` and
+# ``ds.Scanner`` in ``@singledispatch`` registrations), served from where the module itself
+# takes them (``pyarrow.dataset`` re-exports ``pyarrow._dataset``'s classes) without running it.
+_LAZY_MODULES: dict[str, dict[str, str]] = {
+    "pyarrow.dataset": {"Dataset": "pyarrow._dataset", "Scanner": "pyarrow._dataset"},
+    "pyarrow.compute": {},
+}
 _import_lock = threading.Lock()
 
 
-class _LazyPackage(types.ModuleType):
-    """A package whose ``__init__`` runs on the first attribute it lacks; its submodules
-    import normally meanwhile (``__path__`` is set), so ``from pkg.sub import X`` costs only ``sub``."""
+class _LazyModule(types.ModuleType):
+    """A module whose code runs on the first attribute it lacks. For a package ``__path__``
+    is set, so its submodules import normally meanwhile (``from pkg.sub import X`` costs
+    only ``sub``)."""
 
     def __getattr__(self, name: str) -> Any:
         state = self.__dict__
@@ -50,28 +63,43 @@ class _LazyPackage(types.ModuleType):
         if lock is None:
             raise AttributeError(f"module {self.__name__!r} has no attribute {name!r}")
         with lock:
+            source = state.get("_docshelf_lazy_names", {}).get(name)
+            if source is not None and "_docshelf_lazy_spec" in state:  # the same object, cheaper
+                value = state[name] = getattr(importlib.import_module(source), name)
+                return value
             spec = state.pop("_docshelf_lazy_spec", None)
             if spec is not None:
                 spec.loader.exec_module(self)
             state.pop("_docshelf_lazy_lock", None)
+            state.pop("_docshelf_lazy_names", None)
         return getattr(self, name)
 
 
-def _register_lazy(name: str) -> None:
+def _register_lazy(name: str, names: dict[str, str] | None = None) -> None:
     if name in sys.modules:
         return
-    spec = importlib.util.find_spec(name)
-    if spec is None or spec.loader is None or spec.submodule_search_locations is None:
+    parent_name, _, child = name.rpartition(".")
+    try:
+        spec = importlib.util.find_spec(name)  # imports the parent package, if any
+    except ImportError:
         return
-    module = _LazyPackage(name)
+    if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
+        return
+    module = _LazyModule(name)
     module.__spec__ = spec
     module.__loader__ = spec.loader
     module.__file__ = spec.origin
-    module.__package__ = name
-    module.__path__ = list(spec.submodule_search_locations)
+    if spec.submodule_search_locations is not None:
+        module.__package__ = name
+        module.__path__ = list(spec.submodule_search_locations)
+    else:
+        module.__package__ = parent_name
     module.__dict__["_docshelf_lazy_spec"] = spec
     module.__dict__["_docshelf_lazy_lock"] = threading.Lock()
+    module.__dict__["_docshelf_lazy_names"] = dict(names or {})
     sys.modules[name] = module
+    if parent_name:  # what a real import does: `import a.b` then `a.b.X` must find it
+        setattr(sys.modules[parent_name], child, module)
 
 
 @contextmanager
@@ -141,6 +169,8 @@ def import_lancedb() -> types.ModuleType:
         with ExitStack() as stack:
             for name in _LAZY_PACKAGES:
                 _register_lazy(name)
+            for name, names in _LAZY_MODULES.items():
+                _register_lazy(name, names)
             stack.enter_context(_deferred_pydantic_builds())
             stack.enter_context(_cheap_overrides())
             import lancedb

@@ -17,8 +17,63 @@ def vector_literal(v: np.ndarray) -> str:
     return "[" + ",".join(map(repr, np.asarray(v, dtype=np.float32).tolist())) + "]"
 
 
+def _lexeme(term: str) -> str:
+    return "'" + term.replace("\\", "\\\\").replace("'", "''") + "'"
+
+
 def tsquery(terms: Sequence[str]) -> str:
-    return " | ".join("'" + t.replace("\\", "\\\\").replace("'", "''") + "'" for t in terms)
+    """Rows holding any of ``terms``."""
+    return " | ".join(map(_lexeme, terms))
+
+
+MAX_LEXEMES = 60  # the most term occurrences one threshold query may hold (GIN evaluates it per candidate)
+
+
+def tsquery_above(terms: Sequence[str], weights: Sequence[float], theta: float) -> str | None:
+    """A tsquery matched by every row whose query terms' ``weights`` sum to more than ``theta``
+    (and by few others); ``None`` when no row can. Why: a BM25 term adds less than its weight,
+    so a row below that sum cannot beat a score of ``theta``, and the GIN index, which knows
+    which rows hold which terms but not their frequencies, can then skip it unread.
+
+    The rows are split by the first (heaviest) query term they hold: those whose first term is
+    ``t`` pass only with more than ``theta − w(t)`` from the lighter terms, recursively, as
+    ``t & (…)``. Past ``depth`` levels a part is widened to MaxScore's condition (the row holds
+    one of the terms the lightest ones cannot stand in for), so the query stays small; every
+    step keeps all rows that can pass, so results are exact."""
+    items = sorted(zip(terms, weights, strict=True), key=lambda tw: (-tw[1], tw[0]))
+    tails = [0.0] * (len(items) + 1)
+    for i in range(len(items) - 1, -1, -1):
+        tails[i] = tails[i + 1] + items[i][1]
+
+    def above(start: int, tau: float, depth: int, size: list[int]) -> str | bool:
+        if tau < 0:
+            return True
+        if tails[start] <= tau:
+            return False
+        if depth == 0:  # the shortest run of heaviest terms whose remainder cannot pass alone
+            end = start + 1
+            while tails[end] > tau:
+                end += 1
+            size[0] += end - start
+            return " | ".join(_lexeme(t) for t, _ in items[start:end])
+        clauses = []
+        for i in range(start, len(items)):
+            term, w = items[i]
+            if w + tails[i + 1] <= tau:
+                break  # this term and every lighter one together cannot pass
+            size[0] += 1
+            rest = above(i + 1, tau - w, depth - 1, size)
+            clauses.append(_lexeme(term) if rest is True else f"{_lexeme(term)} & ( {rest} )")
+        return " | ".join(clauses)
+
+    for depth in (3, 2, 1, 0):
+        size = [0]
+        found = above(0, theta, depth, size)
+        if size[0] <= MAX_LEXEMES or depth == 0:
+            break
+    if found is False:
+        return None
+    return tsquery(terms) if found is True else found
 
 
 def filter_sql(f: SearchFilters | None, alias: str = "c") -> tuple[str, list[Any]]:
@@ -65,4 +120,4 @@ def filter_sql(f: SearchFilters | None, alias: str = "c") -> tuple[str, list[Any
     return (" AND ".join(parts) if parts else "TRUE"), params
 
 
-__all__ = ["filter_sql", "tsquery", "vector_literal"]
+__all__ = ["filter_sql", "tsquery", "tsquery_above", "vector_literal"]

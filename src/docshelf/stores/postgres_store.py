@@ -36,6 +36,7 @@ from ..models import Chunk, DocumentRecord, SearchFilters
 from . import lexical, pg_copy
 from .pg_sql import filter_sql
 from .pg_sql import tsquery as _tsquery
+from .pg_sql import tsquery_above
 from .pg_sql import vector_literal as _vector_text
 from .locks import CountingLock
 from .records import doc_key, field_tokens, from_dict, to_dict
@@ -44,7 +45,8 @@ log = logging.getLogger(__name__)
 
 STORE_SCHEMA = 1  # bump with a new entry in _MIGRATIONS
 PRUNE_ABOVE_MATCHES = 2000  # keyword search scores every match below this many (term occurrences)
-PROBE_MATCHES = 500  # the rarest terms probed first cover at least this many rows (when they can)
+PROBE_MATCHES = 200  # the rarest terms probed first cover at least this many rows (when they can)…
+PROBE_PER_HIT = 5  # …and this many per hit asked for (the k-th best of them sets the floor)
 HNSW_BUILD_MEMORY = "512MB"  # maintenance_work_mem for a bulk HNSW build (100k × 384-d needs ~200 MB)
 _PREFIX = re.compile(r"^[a-z_][a-z0-9_]{0,30}$")
 _CHUNK_COLUMNS = (
@@ -55,6 +57,8 @@ _COLS = (
     "id, root, path, collection, doc_type, title, heading_path, chunk_index, text, embed_text, page, "
     "start_line, end_line, tags, date, metadata, overlap"
 )
+_QUALIFIED_COLS = ", ".join(f"c.{name.strip()}" for name in _COLS.split(","))
+_TF_OF_ROW = "c.tf || '{}'::jsonb"  # decompressed once a row (then one lookup a term), not once a term
 
 
 def _migrations(p: str, dim: int) -> list[str]:
@@ -369,59 +373,56 @@ class PostgresStore:
         """The top ``k`` rows matching ``match`` by BM25 (see ``lexical``).
 
         Scoring every row that holds any query term grows with the corpus (a common word
-        matches most chunks), so this prunes as MaxScore does, with the same result: a term adds
-        less than its weight to any row, so once ``θ`` (the k-th best score among the rows that
-        hold the rarest terms) is known, rows holding only common terms whose weights sum to at
-        most ``θ`` cannot enter the top k, and only rows holding one of the other terms
-        (found through the GIN index) are scored."""
+        matches most chunks, and scoring costs a JSONB lookup per row and term), so this
+        prunes, with the same result: the rows holding the rarest terms are scored first; the
+        k-th best score ``θ`` among them is a floor for the final top k; a row can only reach it
+        if the weights of the query terms it holds sum to more than ``θ`` (a term adds less than
+        its weight), and the GIN index finds exactly the rows that may (``tsquery_above``)."""
         terms, weights, dfs, base, per_len = self._weights(cur, weighted)
         if not terms:
             return []
         if not prune or sum(dfs) <= self.prune_above_matches:
-            return self._bm25_rows(cur, terms, weights, base, per_len, terms, match, params, k)
+            return self._bm25_rows(cur, terms, weights, base, per_len, _tsquery(terms), match, params, k)
         rare_first = sorted(range(len(terms)), key=lambda i: (-weights[i], terms[i]))
         probe: list[str] = []
         matched = 0
         for i in rare_first:
-            if probe and matched >= self.probe_matches:
+            if probe and matched >= max(self.probe_matches, PROBE_PER_HIT * k):
                 break
             probe.append(terms[i])
             matched += dfs[i]
-        rows = self._bm25_rows(cur, terms, weights, base, per_len, probe, match, params, k)
+        rows = self._bm25_rows(cur, terms, weights, base, per_len, _tsquery(probe), match, params, k)
         if len(probe) == len(terms):
             return rows  # the probe already looked at every matching row
-        theta = float(rows[-1][17]) if len(rows) == k else 0.0
-        skip: set[str] = set()
-        budget = 0.0
-        for i in reversed(rare_first):  # the commonest terms first
-            if budget + weights[i] > theta:
-                break
-            budget += weights[i]
-            skip.add(terms[i])
-        essential = [t for t in terms if t not in skip]
-        if set(essential) <= set(probe):
-            return rows  # every row that can reach the top k was among the probed ones
-        return self._bm25_rows(cur, terms, weights, base, per_len, essential, match, params, k)
+        if len(rows) < k:  # too few rows hold the rare terms to set a floor
+            return self._bm25_rows(cur, terms, weights, base, per_len, _tsquery(terms), match, params, k)
+        required = tsquery_above(terms, weights, float(rows[-1][17]))
+        if required is None:
+            return rows  # no row outside the probed ones can reach the top k
+        return self._bm25_rows(cur, terms, weights, base, per_len, required, match, params, k)
 
-    def _bm25_rows(self, cur, terms, weights, base, per_len, required, match, params, k) -> list[tuple]:
-        """BM25 over ``terms`` of the rows holding any of ``required``. The weights are computed
-        once; each row's term frequencies are decompressed once (``tf || '{}'`` in a subquery
-        the planner keeps) and read with one JSONB lookup a term. The GIN index finds the rows:
-        the planner's row estimates for OR-ed terms often pick a scan of the whole table,
-        which decompresses every row's ``tsv``."""
+    def _bm25_rows(self, cur, terms, weights, base, per_len, required: str, match, params, k) -> list[tuple]:
+        """BM25 over ``terms`` of the rows matching the tsquery ``required`` (found through the
+        GIN index: the planner's row estimates for OR-ed terms often pick a scan of the whole
+        table). Each row's term frequencies are read with one JSONB lookup a term, and only
+        ids and scores are ranked: the k best rows' columns are fetched afterwards (ranking
+        whole rows copied every candidate's text into the sort)."""
         lookups = ", ".join(f"coalesce((d.tf ->> %s)::float8, 0) AS t{i}" for i in range(len(terms)))
         score = " + ".join(f"%s * x.t{i} / (x.t{i} + %s + %s * c.tlen)" for i in range(len(terms)))
         score_args: list[Any] = []
         for w in weights:
             score_args += [w, base, per_len]
+        chunks = self._t("chunks")
         sql = (
-            f"SELECT {_COLS}, {score} AS score FROM {self._t('chunks')} c "
-            "CROSS JOIN LATERAL (SELECT c.tf || '{}'::jsonb AS tf OFFSET 0) d "
+            f"WITH top AS MATERIALIZED (SELECT c.id, {score} AS score FROM {chunks} c "
+            f"CROSS JOIN LATERAL (SELECT {_TF_OF_ROW} AS tf OFFSET 0) d "
             f"CROSS JOIN LATERAL (SELECT {lookups} OFFSET 0) x WHERE c.tsv @@ %s::tsquery AND {match} "
-            "ORDER BY score DESC, id LIMIT %s"
+            "ORDER BY score DESC, c.id LIMIT %s) "
+            f"SELECT {_QUALIFIED_COLS}, top.score FROM top JOIN {chunks} c ON c.id = top.id ORDER BY top.score DESC, c.id"
         )
-        cur.execute("SELECT set_config('enable_seqscan', 'off', true)")
-        cur.execute(sql, [*score_args, *terms, _tsquery(required), *params, k])
+        # JIT compiling the long scoring expression costs more than it saves at any size here
+        cur.execute("SELECT set_config('enable_seqscan', 'off', true), set_config('jit', 'off', true)")
+        cur.execute(sql, [*score_args, *terms, required, *params, k])
         return cur.fetchall()
 
     def text_search(
