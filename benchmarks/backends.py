@@ -5,6 +5,7 @@
     python benchmarks/backends.py speed --chunks 100000           # ingest, build, latency, recall
     python benchmarks/backends.py keyword --docs 2000             # docshelf's BM25 vs LanceDB's, scores
     python benchmarks/backends.py fuzzy                           # how LanceDB's fuzzy mode expands a word
+    python benchmarks/backends.py keyword-ab --ref REV --postgres-url URL --prefix P_   # paired before/after
 
 ``parity`` reuses the embedded SciFact index of ``docshelf eval`` (cached under
 ``$DOCSHELF_EVAL_CACHE``, default ``~/.cache/docshelf/eval``; the newest cached one for the
@@ -307,6 +308,52 @@ def fuzzy(args) -> None:
             "kept_of_26_at_distance_1_max_5": kept})
 
 
+def keyword_ab(args) -> None:
+    """PostgreSQL keyword scoring of git revision ``--ref`` against this checkout's, paired:
+    the same server and tables (``--postgres-url``, ``--prefix``: an index ``speed`` or
+    ``corpus.py`` wrote), the product's ``Searcher``, each question searched by both
+    alternately, so load changes hit both sides alike. Only ``_bm25``/``_bm25_rows`` (the
+    keyword scoring) come from ``--ref``; everything else is this checkout's."""
+    import subprocess
+    import types
+
+    import docshelf.stores.postgres_store as mod
+    from docshelf.models import SearchFilters
+    from docshelf.search.engine import Searcher
+    from docshelf.stores import open_store
+
+    source = subprocess.run(["git", "show", f"{args.ref}:src/docshelf/stores/postgres_store.py"], cwd=HERE,
+                            capture_output=True, text=True, check=True).stdout
+    methods = source[source.index("    def _bm25(self"):source.index("    def text_search(")]
+    scope = dict(vars(mod))
+    exec("class Old:\n" + methods, scope)  # noqa: S102 - the repository's own code at --ref
+    url = f"{args.postgres_url}{'&' if '?' in args.postgres_url else '?'}prefix={args.prefix}"
+    new, old = open_store(Path("unused"), 384, url), open_store(Path("unused"), 384, url)
+    old._bm25 = types.MethodType(scope["Old"]._bm25, old)
+    old._bm25_rows = types.MethodType(scope["Old"]._bm25_rows, old)
+    queries, qvecs = corpus_module().query_set(100)
+    queries, qvecs = queries[: args.speed_queries], qvecs[: args.speed_queries]
+    embedder = corpus_module().VectorEmbedder(dict(zip(queries, qvecs)))
+    before, after = Searcher(old, embedder), Searcher(new, embedder)
+    filters = {"unfiltered": None, "collection 10%": SearchFilters(collections=("c3",))}
+    for label, f in filters.items():
+        for mode in ("keyword", "hybrid"):
+            ta, tb, same = [], [], 0
+            for q in queries:
+                t0 = time.perf_counter()
+                a = before.search(q, k=10, mode=mode, filters=f)
+                t1 = time.perf_counter()
+                b = after.search(q, k=10, mode=mode, filters=f)
+                tb.append((time.perf_counter() - t1) * 1000)
+                ta.append((t1 - t0) * 1000)
+                same += [h.chunk_id for h in a.hits] == [h.chunk_id for h in b.hits]
+            record({"bench": "keyword-ab", "ref": args.ref, "prefix": args.prefix, "filter": label, "mode": mode,
+                    "queries": len(queries), "before_p50": round(float(np.median(ta)), 1),
+                    "after_p50": round(float(np.median(tb)), 1), "before_p95": round(float(np.percentile(ta, 95)), 1),
+                    "after_p95": round(float(np.percentile(tb, 95)), 1),
+                    "median_ratio": round(float(np.median(np.array(tb) / np.array(ta))), 2), "same_hits": same})
+
+
 # -- speed --------------------------------------------------------------------------------------
 def corpus_module():
     """``benchmarks/corpus.py``: the shared big-corpus builder (real SciFact text, realistic vectors)."""
@@ -421,7 +468,7 @@ def speed(args) -> None:
 def main() -> None:
     global SCIFACT
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("what", choices=["parity", "speed", "keyword", "fuzzy"])
+    parser.add_argument("what", choices=["parity", "speed", "keyword", "fuzzy", "keyword-ab"])
     parser.add_argument("--backends", default="embedded,postgres,qdrant")
     parser.add_argument("--postgres-url")
     parser.add_argument("--qdrant-url")
@@ -434,6 +481,8 @@ def main() -> None:
     parser.add_argument("--distractors", type=int, default=0, help="…their relevant documents and this many others")
     parser.add_argument("--index-dir", type=Path, help="parity over this existing embedded index of the dataset")
     parser.add_argument("--chunks", type=int, default=100_000)
+    parser.add_argument("--ref", default="main", help="keyword-ab: the git revision to compare against")
+    parser.add_argument("--prefix", default="bench100000_", help="keyword-ab: the PostgreSQL tables' prefix")
     parser.add_argument("--embedded-index", type=Path,
                         help="speed: time this embedded index of --chunks corpus chunks (benchmarks/corpus.py's) instead of building one")
     parser.add_argument("--docs", type=int, default=2000, help="keyword: this many SciFact abstracts")
@@ -441,7 +490,7 @@ def main() -> None:
     parser.add_argument("--scifact", type=Path, default=SCIFACT, help="The BEIR SciFact folder.")
     args = parser.parse_args()
     SCIFACT = args.scifact
-    {"parity": parity, "speed": speed, "keyword": keyword, "fuzzy": fuzzy}[args.what](args)
+    {"parity": parity, "speed": speed, "keyword": keyword, "fuzzy": fuzzy, "keyword-ab": keyword_ab}[args.what](args)
 
 
 if __name__ == "__main__":

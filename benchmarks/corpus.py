@@ -400,6 +400,7 @@ def code_version() -> str:
 
     from docshelf.service import SCHEMA_VERSION
     from docshelf.stores import lancedb_store as m
+    from docshelf.stores import vector_index
 
     parts = [str(BUILD_VERSION), str(SCHEMA_VERSION), str(m.LanceStore.vector_index_min_rows), repr(m._DOC_SCHEMA)]
     for name in ("_chunk_rows", "replace_documents", "_ensure_fts", "_build_vector_index", "optimize"):
@@ -409,6 +410,9 @@ def code_version() -> str:
         except (OSError, TypeError):
             parts.append(repr(obj))
     parts.append(inspect.getsource(m._chunk_schema))
+    # the vector index's kind and partitions by size (not the query side's settings)
+    parts += [inspect.getsource(vector_index.VectorIndex), inspect.getsource(vector_index.index_for),
+              repr((vector_index.KIND, vector_index.ROWS_PER_PARTITION))]
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:10]
 
 
@@ -427,9 +431,8 @@ def cached_index(n_chunks: int, seed: int = 1, progress: bool = True, variant: s
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not (folder / "built.json").exists():
             older = _older_build(n_chunks, seed, variant)
-            if older is not None and _upgrade(older, progress):
-                shutil.rmtree(folder, ignore_errors=True)
-                folder.symlink_to(older.name)
+            if older is not None and _upgrade(older, folder, progress):
+                pass
             else:
                 if n_chunks > 200_000:
                     _check_memory()
@@ -465,20 +468,38 @@ def _older_build(n_chunks: int, seed: int, variant: str) -> Path | None:
     return None
 
 
-def _upgrade(folder: Path, progress: bool) -> bool:
+def _upgrade(older: Path, folder: Path, progress: bool) -> bool:
     """Bring an older build up to this store's indexes with its own ``optimize`` (what a user's
     index goes through after an upgrade), instead of writing every chunk again (half an hour
-    at 100k chunks on a busy 2-core machine)."""
+    at 100k chunks on a busy 2-core machine). It works on a copy of the older ``index/`` (other
+    runs may be reading the older build); ``docs/`` is shared through a link (never written)."""
     from docshelf.config import Settings
     from docshelf.service import Docshelf
 
     if progress:
-        print(f"reusing {folder}: optimize() with this store's code…", file=sys.stderr, flush=True)
+        print(f"reusing {older}: a copy of its index, optimize() with this store's code…", file=sys.stderr, flush=True)
+    shutil.rmtree(folder, ignore_errors=True)
     try:
-        Docshelf(Settings(index_dir=folder / "index")).store.optimize()
+        t0 = time.perf_counter()
+        folder.mkdir(parents=True)
+        (folder / "docs").symlink_to((older / "docs").resolve())
+        shutil.copytree(older / "index", folder / "index", symlinks=True)
+        t_copy = time.perf_counter()
+        if progress:
+            _log_store_to_stderr()  # the vector index's build line
+        store = Docshelf(Settings(index_dir=folder / "index")).store
+        store.optimize()
     except Exception as exc:  # noqa: BLE001 - rebuild instead
-        print(f"could not reuse {folder} ({exc}); rebuilding", file=sys.stderr)
+        print(f"could not reuse {older} ({exc}); rebuilding", file=sys.stderr)
+        shutil.rmtree(folder, ignore_errors=True)
         return False
+    facts = json.loads((older / "built.json").read_text())
+    facts.update(key=folder.name, upgraded_from=older.resolve().name, upgrade_copy_seconds=t_copy - t0,
+                 upgrade_optimize_seconds=time.perf_counter() - t_copy, index_bytes=folder_bytes(folder / "index"),
+                 upgrade_peak_rss_mb=peak_rss_mb(), indexes=index_facts(store))
+    (folder / "built.json").write_text(json.dumps(facts))
+    if progress:
+        print(f"  upgraded: {json.dumps(facts)}", file=sys.stderr, flush=True)
     return True
 
 

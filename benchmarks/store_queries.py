@@ -36,7 +36,7 @@ def cases(shelf, qs: list[str], qvecs: np.ndarray) -> dict:
     from lancedb.query import MatchQuery
 
     from docshelf.analysis import query_text
-    from docshelf.stores.lance_queries import CHUNK_COLUMNS, ann_ef
+    from docshelf.stores.lance_queries import CHUNK_COLUMNS, with_settings
 
     store, texts, n = shelf.store, [query_text(q) for q in qs], CANDIDATES
     t = store._chunks._table  # the engine's async table
@@ -44,9 +44,12 @@ def cases(shelf, qs: list[str], qvecs: np.ndarray) -> dict:
     def fts(i, cols, k=n):
         return LOOP.run(t.query().nearest_to_text(MatchQuery(texts[i], "search_text")).select(cols).limit(k).to_arrow())
 
+    settings = store.vector_query_settings(store._chunks, n)  # the store's own, for its index
+
     def vec(i, cols, refine=True):
-        q = t.query().nearest_to(qvecs[i]).column("vector").distance_type("cosine").ef(ann_ef(n))
-        return LOOP.run((q.refine_factor(1) if refine else q).select(cols).limit(n).to_arrow())
+        q = t.query().nearest_to(qvecs[i]).column("vector").distance_type("cosine")
+        q = with_settings(q, settings if refine else {k: v for k, v in settings.items() if k != "refine_factor"})
+        return LOOP.run(q.select(cols).limit(n).to_arrow())
 
     def native(i, cols, k):
         q = t.query().nearest_to(qvecs[i]).column("vector").distance_type("cosine").nearest_to_text(
@@ -58,9 +61,9 @@ def cases(shelf, qs: list[str], qvecs: np.ndarray) -> dict:
         "fts top-100 id,_score": lambda i: fts(i, ["id", "_score"]),
         "fts top-100 all chunk columns": lambda i: fts(i, CHUNK_COLUMNS + ["_score"]),
         "fts top-10 all chunk columns": lambda i: fts(i, CHUNK_COLUMNS + ["_score"], 10),
-        "vector top-100 id,_distance (refine 1)": lambda i: vec(i, ["id", "_distance"]),
+        "vector top-100 id,_distance (store settings)": lambda i: vec(i, ["id", "_distance"]),
         "vector top-100 id,_distance (no refine)": lambda i: vec(i, ["id", "_distance"], refine=False),
-        "vector top-100 all chunk columns (refine 1)": lambda i: vec(i, CHUNK_COLUMNS + ["_distance"]),
+        "vector top-100 all chunk columns (store settings)": lambda i: vec(i, CHUNK_COLUMNS + ["_distance"]),
         "lancedb native hybrid top-10 all chunk columns": lambda i: native(i, CHUNK_COLUMNS, 10),
         "lancedb native hybrid top-100 id": lambda i: native(i, ["id"], n),
         "store.text_search": lambda i: store.text_search(texts[i], n),

@@ -1,5 +1,5 @@
 """LanceDB query pieces for the embedded store: hybrid's candidate-pool rounds (async API, run
-on the engine's event loop), the HNSW search breadth, exact cosines from fetched vectors,
+on the engine's event loop), the vector index's search settings, exact cosines from fetched vectors,
 Arrow rows to Chunks, fuzzy full-text queries and typo probes. ``lancedb_store.LanceStore`` composes them."""
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ import pyarrow as pa
 from ..models import Chunk
 from .filters import quote
 
-ANN_EF_MIN = 200
 CHUNK_COLUMNS = [
     "id", "root", "path", "collection", "doc_type", "title", "heading_path", "chunk_index",
     "text", "embed_text", "page", "start_line", "end_line", "tags", "date", "metadata_json", "overlap",
@@ -23,11 +22,11 @@ HIT_COLUMNS = [c for c in CHUNK_COLUMNS if c not in ("embed_text", "metadata_jso
 left out are as large as the text and cost ~1.4 ms CPU per 100-row query at 100k chunks)."""
 
 
-def ann_ef(k: int) -> int:
-    """HNSW search breadth for a top-``k`` query. At 100k chunks, 100 candidates (a k=10
-    search), held-out queries: recall@10 0.977 at the engine's default, 0.991 at 200, 0.997
-    at 300 (benchmarks/latency.py ``ann_study``; README)."""
-    return max(ANN_EF_MIN, 2 * k)
+def with_settings(query, settings: dict[str, int]):
+    """A vector query with its index's search settings (``vector_index.query_settings``)."""
+    for method, value in settings.items():
+        query = getattr(query, method)(value)
+    return query
 
 
 def chunks_of(table: pa.Table) -> list[Chunk]:
@@ -126,12 +125,13 @@ async def lexical_ids(table, text: str, k: int, where: str | None):
     return await q.select(["id", "vector", "_score"]).with_row_id().limit(k).to_arrow()
 
 
-async def pool_rounds(table, text: str, qv: np.ndarray, k: int, where: str | None, lexical_job, columns: list[str]):
+async def pool_rounds(table, text: str, qv: np.ndarray, k: int, where: str | None, lexical_job, columns: list[str],
+                      settings: dict[str, int]):
     """The rest of ``LanceStore.candidate_pool`` on the engine's loop: the vector query, then at
     once the candidates' ``columns`` by row id and BM25 of the dense-only candidates."""
     from lancedb.query import MatchQuery
 
-    q = table.query().nearest_to(qv).column("vector").distance_type("cosine").refine_factor(1).ef(ann_ef(k))
+    q = with_settings(table.query().nearest_to(qv).column("vector").distance_type("cosine"), settings)
     if where:
         q = q.where(where)
     # _distance is selected (not used: cosines come from the vectors) so LanceDB does not warn

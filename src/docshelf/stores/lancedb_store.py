@@ -38,11 +38,12 @@ from ..models import Chunk, DocumentRecord, SearchFilters
 from .filters import quote, to_sql
 from .lancedb_import import import_lancedb
 from .lance_queries import (
-    CHUNK_COLUMNS, HIT_COLUMNS, ann_ef, chunks_of, cosines, found_ids, fuzzy_query, lexical_ids, matrix, pool_rounds,
-    probe_texts,
+    CHUNK_COLUMNS, HIT_COLUMNS, chunks_of, cosines, found_ids, fuzzy_query, lexical_ids, matrix, pool_rounds,
+    probe_texts, with_settings,
 )
 from .records import field_tokens
 from .locks import FileWriterLock
+from .vector_index import VectorIndex, index_for, needs_rebuild, query_settings
 
 log = logging.getLogger(__name__)
 
@@ -107,7 +108,7 @@ def _mapped(action: str):
 class LanceStore:
     name = "lancedb"
     #: Below this many chunks an exact vector scan is fast enough (and exact); above it
-    #: optimize() builds an IVF-HNSW-SQ index (recall@10 ≈ 0.96 here; IVF-PQ gave 0.42).
+    #: optimize() builds the vector index ``vector_index.index_for`` picks for the size.
     vector_index_min_rows = 50_000
     #: Below this many chunks a filter scans fast enough; above it optimize() builds SCALAR_INDEXES.
     scalar_index_min_rows = 10_000
@@ -126,6 +127,7 @@ class LanceStore:
         self._db = lancedb.connect(str(self.dir), read_consistency_interval=timedelta(0))
         self._pinned = threading.local()
         self._snapshot_cache: tuple[tuple, Any] | None = None  # ((version, log folder), table at it)
+        self._index_memo: tuple[Any, VectorIndex | None] | None = None  # (snapshot, its vector index)
         self._chunks = self._open(CHUNKS, _chunk_schema(self.dimensions))
         self._docs = self._open(DOCUMENTS, _DOC_SCHEMA)
         self._fts_ready = self._has_fts()  # only the writer acts on it (it builds the index)
@@ -391,11 +393,10 @@ class LanceStore:
         return self._vector_rows(vector, k, filters, HIT_COLUMNS)
 
     def _vector_rows(self, vector: np.ndarray, k: int, filters: SearchFilters | None, columns: list[str]):
-        # refine_factor(1): exact cosines for the index's candidates (the quantised index reports
-        # other distances: 1 − d was −0.04 for a cosine of 0.48 at 100k chunks)
-        q = (
-            self._reader()._table.query().nearest_to(np.asarray(vector, dtype=np.float32)).column("vector")
-            .distance_type("cosine").refine_factor(1).ef(ann_ef(k))
+        reader = self._reader()
+        q = with_settings(
+            reader._table.query().nearest_to(np.asarray(vector, dtype=np.float32)).column("vector")
+            .distance_type("cosine"), self.vector_query_settings(reader, k)
         )
         where = to_sql(filters)
         if where:
@@ -480,7 +481,9 @@ class LanceStore:
         """
         from lancedb.background_loop import LOOP
 
-        table = self._reader()._table  # the engine's async handle (lancedb is pinned to 0.40.x)
+        reader = self._reader()
+        table = reader._table  # the engine's async handle (lancedb is pinned to 0.40.x)
+        settings = self.vector_query_settings(reader, k)
         where = to_sql(filters)
         lexical_job = asyncio.run_coroutine_threadsafe(lexical_ids(table, text, k, where), LOOP.loop)
         try:
@@ -489,7 +492,7 @@ class LanceStore:
             lexical_job.cancel()
             raise
         try:
-            lexical, dense, rows, bm25 = LOOP.run(pool_rounds(table, text, qv, k, where, lexical_job, _CHUNK_COLUMNS))
+            lexical, dense, rows, bm25 = LOOP.run(pool_rounds(table, text, qv, k, where, lexical_job, _CHUNK_COLUMNS, settings))
         except DocshelfError:
             raise
         except Exception as exc:  # noqa: BLE001 - mapped like every other query
@@ -581,22 +584,43 @@ class LanceStore:
                 raise StoreError(f"could not build the full-text index: {exc}") from exc
         self._fts_ready = True
 
-    def has_vector_index(self) -> bool:
+    def _vector_indexes(self, table) -> list[str]:
         try:
-            return any(i.columns == ["vector"] for i in self._chunks.list_indices())
-        except Exception:  # noqa: BLE001
-            return False
+            return [i.name for i in table.list_indices() if i.columns == ["vector"]]
+        except Exception:  # noqa: BLE001 - an unreadable index list reads as none
+            return []
+
+    def has_vector_index(self) -> bool:
+        return bool(self._vector_indexes(self._chunks))
+
+    def vector_index(self, table=None) -> VectorIndex | None:
+        """The vector index of ``table`` (default: the latest commit) as ``vector_index`` names it;
+        None when there is none or it predates that naming (an IVF-HNSW-SQ index)."""
+        names = self._vector_indexes(self._chunks if table is None else table)
+        return VectorIndex.parse(names[0]) if names else None
+
+    def vector_query_settings(self, table, k: int) -> dict[str, int]:
+        """The vector query's nprobes/ef/refine for ``table``'s index: read once per pinned
+        snapshot (a search's queries share it), per call on the live table."""
+        memo = self._index_memo
+        if memo is not None and memo[0] is table:
+            index = memo[1]
+        else:
+            index = self.vector_index(table)
+            if table is not self._chunks:
+                self._index_memo = (table, index)
+        return query_settings(index, k)
 
     def _build_vector_index(self) -> None:
-        from lancedb.index import IvfHnswSq
-
+        """(Re)build the vector index ``index_for`` picks for the table's size (the old one is
+        dropped first: two vector indexes on one column are not allowed)."""
         rows = self.count_chunks()
-        partitions = max(1, rows // 50_000)
-        log.info("building the vector index over %d chunks (%d partitions)", rows, partitions)
+        want = index_for(rows)
+        log.info("building the vector index over %d chunks (%s)", rows, want.name)
         try:
-            self._chunks.create_index(
-                "vector", config=IvfHnswSq(distance_type="cosine", num_partitions=partitions), replace=True
-            )
+            for name in self._vector_indexes(self._chunks):
+                self._chunks.drop_index(name)
+            self._chunks.create_index("vector", config=want.config(), replace=True, name=want.name)
         except Exception as exc:  # noqa: BLE001 - without it, search is exact and slower, not wrong
             log.warning("could not build the vector index (search stays exact): %s", exc)
 
@@ -640,7 +664,7 @@ class LanceStore:
                 self._ensure_fts()
             crash_point("compaction")
             rows = self.count_chunks()
-            if rows >= self.vector_index_min_rows and not self.has_vector_index():
+            if rows >= self.vector_index_min_rows and needs_rebuild(self.vector_index(), rows):
                 self._build_vector_index()
             if rows >= self.scalar_index_min_rows:
                 self._ensure_scalar_indexes()
