@@ -92,12 +92,21 @@ def test_load_docset_rejects_bad_questions_with_the_line_number(tmp_path, row, m
     assert message in str(err.value)
 
 
-def test_set_a_is_valid_and_covers_every_kind():
-    docset = load_docset(SET_A)
+SHIPPED_SETS = sorted(p for p in SET_A.parent.iterdir() if (p / "questions.jsonl").is_file())
+
+
+@pytest.mark.parametrize("root", SHIPPED_SETS, ids=lambda p: p.name)
+def test_every_shipped_set_is_valid_and_covers_every_kind(root):
+    docset = load_docset(root)  # validates every gold heading against its start line
     kinds = [q.kind for q in docset.questions]
     assert len(kinds) >= 50 and set(kinds) == set(KINDS)
     assert kinds.count("unanswerable") >= 8
-    assert (SET_A / "SOURCE.md").is_file() and (SET_A / "LICENSE.md").is_file()
+    assert len({q.id for q in docset.questions}) == len(kinds)
+    assert (root / "SOURCE.md").is_file() and list(root.glob("LICENSE*"))
+
+
+def test_the_four_sets_are_shipped():
+    assert [p.name for p in SHIPPED_SETS] == ["click", "coverage", "starlette", "werkzeug"]
 
 
 def test_a_cached_docset_index_holds_only_the_folder_being_evaluated(tmp_path):
