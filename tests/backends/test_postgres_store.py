@@ -96,22 +96,29 @@ def test_pruned_keyword_search_returns_exactly_what_scoring_every_match_returns(
     queries = [" ".join(rng.choice(vocab, size=int(rng.integers(2, 7)), p=weights)) for _ in range(40)]
     queries += ["w0 w1 w2 w250", "w299 w0", "w0"]
     seen: list[str] = []
+    passes: list[int] = []
     original = store._bm25_rows
 
     def spy(cur, terms, *rest):
         seen.append(rest[3])  # the tsquery the scored rows must match
         return original(cur, terms, *rest)
 
-    for filters in (None, SearchFilters(collections=("c1",))):
+    few = SearchFilters(paths=tuple(f"z{d}.md" for d in range(0, 60, 10)))  # 30 of 300 chunks
+    for filters in (None, SearchFilters(collections=("c1",)), few):
         store.prune_above_matches = 10**9
         full = [[(c.id, round(s, 9)) for c, s in store.text_search(q, 7, filters)] for q in queries]
         store.prune_above_matches, store.probe_matches = 0, 5
         store._bm25_rows = spy
-        pruned = [[(c.id, round(s, 9)) for c, s in store.text_search(q, 7, filters)] for q in queries]
+        pruned = []
+        for q in queries:
+            before = len(seen)
+            pruned.append([(c.id, round(s, 9)) for c, s in store.text_search(q, 7, filters)])
+            passes.append(len(seen) - before)
         store._bm25_rows = original
         assert pruned == full
-        assert sum(len(r) for r in full) > 150
+        assert sum(len(r) for r in full) > (60 if filters is few else 150)
     assert any("&" in required for required in seen)  # pruning asked for combinations of terms
+    assert max(passes) >= 3  # a filtered probe found too few rows and was widened
 
 
 def test_threshold_tsquery_keeps_every_row_that_can_reach_the_floor(store):

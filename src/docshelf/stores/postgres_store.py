@@ -387,19 +387,25 @@ class PostgresStore:
             return []
         if not prune or sum(dfs) <= self.prune_above_matches:
             return self._bm25_rows(cur, terms, weights, base, per_len, _tsquery(terms), match, params, k)
-        rare_first = sorted(range(len(terms)), key=lambda i: (-weights[i], terms[i]))
-        probe: list[str] = []
-        matched = 0
-        for i in rare_first:
-            if probe and matched >= max(self.probe_matches, PROBE_PER_HIT * k):
+        rare_first = [terms[i] for i in sorted(range(len(terms)), key=lambda i: (-weights[i], terms[i]))]
+        df = dict(zip(terms, dfs, strict=True))
+        target = max(self.probe_matches, PROBE_PER_HIT * k)
+        while True:
+            probe: list[str] = []
+            matched = 0
+            for term in rare_first:
+                if probe and matched >= target:
+                    break
+                probe.append(term)
+                matched += df[term]
+            rows = self._bm25_rows(cur, terms, weights, base, per_len, _tsquery(probe), match, params, k)
+            if len(probe) == len(terms):
+                return rows  # the probe already looked at every matching row
+            if len(rows) >= k:
                 break
-            probe.append(terms[i])
-            matched += dfs[i]
-        rows = self._bm25_rows(cur, terms, weights, base, per_len, _tsquery(probe), match, params, k)
-        if len(probe) == len(terms):
-            return rows  # the probe already looked at every matching row
-        if len(rows) < k:  # too few rows hold the rare terms to set a floor
-            return self._bm25_rows(cur, terms, weights, base, per_len, _tsquery(terms), match, params, k)
+            # A filter passed too few of the probed rows to set a floor: probe wider, as far as
+            # its pass rate so far says is needed (at least twice as far each time).
+            target = matched * max(2.0, PROBE_PER_HIT * k / max(len(rows), 1))
         required = tsquery_above(terms, weights, float(rows[-1][17]))
         if required is None:
             return rows  # no row outside the probed ones can reach the top k
