@@ -209,8 +209,14 @@ class Searcher:
             self._vectors.clear()
 
     # -- modes --------------------------------------------------------------------------
+    def _lean(self) -> bool:
+        """Whether keyword and semantic may read hits without ``embed_text``/``metadata_json``
+        (``LeanSearch``): nothing after them reads those two unless a reranker is on."""
+        return isinstance(self.store, LeanSearch) and not (self.reranker is not None and self.reranker.enabled)
+
     def keyword(self, query: str, n: int, filters: SearchFilters | None) -> list[tuple[Chunk, float]]:
-        rows = self.store.text_search(query_text(query), n, filters)
+        text = query_text(query)
+        rows = self.store.text_hits(text, n, filters) if self._lean() else self.store.text_search(text, n, filters)
         self._local.evidence = {c.id: (None, s) for c, s in rows}
         return [(c, bm25_to_unit(s)) for c, s in rows]
 
@@ -221,7 +227,7 @@ class Searcher:
 
     def semantic(self, query: str, n: int, filters: SearchFilters | None) -> list[tuple[Chunk, float]]:
         vector = self.embed_query(query)
-        rows = self.store.vector_search(vector, n, filters)
+        rows = self.store.vector_hits(vector, n, filters) if self._lean() else self.store.vector_search(vector, n, filters)
         self._local.evidence = {c.id: (s, None) for c, s in rows}
         return [(c, cosine_to_unit(s)) for c, s in rows]
 
@@ -372,6 +378,17 @@ class PoolSearch(Protocol):
     def candidate_pool(
         self, text: str, vector: Callable[[], np.ndarray], k: int, filters: SearchFilters | None
     ) -> tuple[list[tuple[Chunk, float]], list[tuple[Chunk, float]], dict[str, float], dict[str, float]]: ...
+
+
+@runtime_checkable
+class LeanSearch(Protocol):
+    """Optional store ability: ``text_search`` (exact terms) and ``vector_search`` returning
+    chunks without ``embed_text`` (empty) and ``metadata_json`` (``{}``), the two columns no hit
+    shows; keyword and semantic search use them when no reranker reads ``embed_text``."""
+
+    def text_hits(self, query: str, k: int, filters: SearchFilters | None) -> list[tuple[Chunk, float]]: ...
+
+    def vector_hits(self, vector: np.ndarray, k: int, filters: SearchFilters | None) -> list[tuple[Chunk, float]]: ...
 
 
 @runtime_checkable
