@@ -38,7 +38,8 @@ from ..requests import MAX_K, MODES
 from .calibrate import CalibrationParams, Calibrator, QueryEvidence, capped, confidence, coverage
 from .calibration_memo import CalibrationMemo
 from .diversity import Group, diversify
-from .fuse import FusionParams, bm25_to_unit, cosine_to_unit, exact_bonus, fuse_hybrid, short_prior, within_page_ties
+from .fuse import (FusionParams, bm25_to_unit, cosine_to_unit, exact_bonus, fuse_hybrid, is_changelog, short_prior,
+                   within_page_ties)
 from .highlight import after_no, highlight_spans
 from .rerank import Reranker
 from .typos import ProbeMemo, TypoParams, correct, corrected_query
@@ -296,6 +297,9 @@ class Searcher:
                 return sum(1 for t, p in patterns if t in low and p.search(low)) / len(patterns)
 
             fused = {i: exact_bonus(f, share(lowered[i]), params) for i, f in fused.items()}
+        if params.changelog_penalty > 0:  # the page that explains a feature before the line saying it changed
+            keep = 1.0 - params.changelog_penalty
+            fused = {i: f * keep if is_changelog(chunks[i].path) else f for i, f in fused.items()}
         self._local.evidence = {i: (den.get(i), lex.get(i, 0.0)) for i in chunks}
         ranked = sorted(fused.items(), key=lambda kv: -kv[1])
         if params.section_band > 0:  # near ties within a page: the section holding most query words first
