@@ -10,6 +10,7 @@ import math
 import re
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import PurePosixPath
 
 
@@ -196,6 +197,7 @@ _CHANGELOG = re.compile(
 )
 
 
+@lru_cache(maxsize=8192)  # once per page, not once per candidate chunk of every query
 def is_changelog(path: str) -> bool:
     """Whether a page is a change log, release notes or an upgrade guide, by its file name."""
     return _CHANGELOG.fullmatch(PurePosixPath(path.lower()).stem) is not None
