@@ -130,7 +130,6 @@ class Docshelf:
         and raise ``IndexNotFound`` saying how to make one when there is none yet.
         """
         from .embedders import embedder_from_settings
-        from .pipeline.chunk import Chunker
         from .search.calibration_memo import CalibrationMemo
         from .search.engine import SearchOptions, Searcher
         from .stores import index_exists, open_store
@@ -149,7 +148,6 @@ class Docshelf:
         )
         if not rebuild:
             self._check_manifest()
-        self.chunker = Chunker(self.embedder.tokenizer, self.chunk_tokens, settings.chunk_overlap)
         self.searcher = Searcher(
             self.store,
             self.embedder,
@@ -160,6 +158,14 @@ class Docshelf:
         )
         self.wait_for_model = True  # servers set False so a search never blocks on a model load
         self._lock = self.store.writer_lock()
+
+    @functools.cached_property
+    def chunker(self) -> Any:
+        """Built on first use: a search never chunks, and the tokenizer it needs is then loaded
+        by the model's thread of a cold ``docshelf search`` instead of its main thread."""
+        from .pipeline.chunk import Chunker
+
+        return Chunker(self.embedder.tokenizer, self.chunk_tokens, self.settings.chunk_overlap)
 
     @functools.cached_property
     def registry(self) -> Any:

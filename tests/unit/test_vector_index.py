@@ -16,7 +16,7 @@ from docshelf.stores.vector_index import VectorIndex, index_for, needs_rebuild, 
 
 
 @pytest.mark.parametrize(("rows", "partitions", "nprobes"), [
-    (120, 1, 1), (30_000, 30, 30), (100_000, 100, 40), (200_000, 200, 40), (1_000_000, 1000, 40),
+    (120, 1, 1), (15_000, 15, 15), (100_000, 100, 20), (200_000, 200, 20), (1_000_000, 1000, 40), (2_000_000, 2000, 80),
 ])
 def test_rule_by_table_size(rows, partitions, nprobes):
     index = index_for(rows)

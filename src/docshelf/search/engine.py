@@ -38,7 +38,8 @@ from ..requests import MAX_K, MODES
 from .calibrate import CalibrationParams, Calibrator, QueryEvidence, capped, confidence, coverage
 from .calibration_memo import CalibrationMemo
 from .diversity import Group, diversify
-from .fuse import FusionParams, bm25_to_unit, cosine_to_unit, exact_bonus, fuse_hybrid, short_prior, within_page_ties
+from .fuse import (FusionParams, bm25_to_unit, cosine_to_unit, exact_bonus, fuse_hybrid, is_changelog, short_prior,
+                   within_page_ties)
 from .highlight import after_no, highlight_spans
 from .rerank import Reranker
 from .typos import ProbeMemo, TypoParams, correct, corrected_query
@@ -208,8 +209,14 @@ class Searcher:
             self._vectors.clear()
 
     # -- modes --------------------------------------------------------------------------
+    def _lean(self) -> bool:
+        """Whether keyword and semantic may read hits without ``embed_text``/``metadata_json``
+        (``LeanSearch``): nothing after them reads those two unless a reranker is on."""
+        return isinstance(self.store, LeanSearch) and not (self.reranker is not None and self.reranker.enabled)
+
     def keyword(self, query: str, n: int, filters: SearchFilters | None) -> list[tuple[Chunk, float]]:
-        rows = self.store.text_search(query_text(query), n, filters)
+        text = query_text(query)
+        rows = self.store.text_hits(text, n, filters) if self._lean() else self.store.text_search(text, n, filters)
         self._local.evidence = {c.id: (None, s) for c, s in rows}
         return [(c, bm25_to_unit(s)) for c, s in rows]
 
@@ -220,7 +227,7 @@ class Searcher:
 
     def semantic(self, query: str, n: int, filters: SearchFilters | None) -> list[tuple[Chunk, float]]:
         vector = self.embed_query(query)
-        rows = self.store.vector_search(vector, n, filters)
+        rows = self.store.vector_hits(vector, n, filters) if self._lean() else self.store.vector_search(vector, n, filters)
         self._local.evidence = {c.id: (s, None) for c, s in rows}
         return [(c, cosine_to_unit(s)) for c, s in rows]
 
@@ -290,6 +297,9 @@ class Searcher:
                 return sum(1 for t, p in patterns if t in low and p.search(low)) / len(patterns)
 
             fused = {i: exact_bonus(f, share(lowered[i]), params) for i, f in fused.items()}
+        if params.changelog_penalty > 0:  # the page that explains a feature before the line saying it changed
+            keep = 1.0 - params.changelog_penalty
+            fused = {i: f * keep if is_changelog(chunks[i].path) else f for i, f in fused.items()}
         self._local.evidence = {i: (den.get(i), lex.get(i, 0.0)) for i in chunks}
         ranked = sorted(fused.items(), key=lambda kv: -kv[1])
         if params.section_band > 0:  # near ties within a page: the section holding most query words first
@@ -368,6 +378,17 @@ class PoolSearch(Protocol):
     def candidate_pool(
         self, text: str, vector: Callable[[], np.ndarray], k: int, filters: SearchFilters | None
     ) -> tuple[list[tuple[Chunk, float]], list[tuple[Chunk, float]], dict[str, float], dict[str, float]]: ...
+
+
+@runtime_checkable
+class LeanSearch(Protocol):
+    """Optional store ability: ``text_search`` (exact terms) and ``vector_search`` returning
+    chunks without ``embed_text`` (empty) and ``metadata_json`` (``{}``), the two columns no hit
+    shows; keyword and semantic search use them when no reranker reads ``embed_text``."""
+
+    def text_hits(self, query: str, k: int, filters: SearchFilters | None) -> list[tuple[Chunk, float]]: ...
+
+    def vector_hits(self, vector: np.ndarray, k: int, filters: SearchFilters | None) -> list[tuple[Chunk, float]]: ...
 
 
 @runtime_checkable

@@ -7,8 +7,11 @@
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import PurePosixPath
 
 
 @dataclass(frozen=True)
@@ -55,6 +58,12 @@ class FusionParams:
     # (a parent's 3-line child or a sibling that differs by one letter no longer wins a coin
     # flip). The page's best score is unchanged, so pages rank exactly as before.
     section_band: float = 0.02
+    # Change logs (``changes``, ``changelog``, ``history``, ``release-notes``, ``upgrading``,
+    # ``migrating``, ``whatsnew``…, by file name) rank as if scored (1 - changelog_penalty):
+    # they name every identifier and feature again, in a line about what changed, and took the
+    # top spot from the page that explains it (sets A and E, benchmarks/README.md). A change log
+    # that matches much better than any other page still wins.
+    changelog_penalty: float = 0.3
 
 
 def bm25_to_unit(score: float, half: float = 10.0) -> float:
@@ -180,6 +189,18 @@ def short_prior(words: int, params: FusionParams) -> float:
     if params.short_penalty <= 0 or words >= params.short_words:
         return 1.0
     return 1.0 - params.short_penalty * (1.0 - words / params.short_words)
+
+
+_CHANGELOG = re.compile(
+    r"changes?|changelog|history|news|releases?|release[-_ ]?notes?|upgrad(?:e|es|ing)(?:[-_ ]?(?:guides?|notes?|\d[\w.]*))?"
+    r"|migrating(?:[-_ ]?\w+)?|migration[-_ ]?(?:guides?|notes?)|whats[-_ ]?new[\w.-]*"
+)
+
+
+@lru_cache(maxsize=8192)  # once per page, not once per candidate chunk of every query
+def is_changelog(path: str) -> bool:
+    """Whether a page is a change log, release notes or an upgrade guide, by its file name."""
+    return _CHANGELOG.fullmatch(PurePosixPath(path.lower()).stem) is not None
 
 
 def exact_bonus(score: float, share: float, params: FusionParams) -> float:

@@ -38,8 +38,8 @@ from ..models import Chunk, DocumentRecord, SearchFilters
 from .filters import quote, to_sql
 from .lancedb_import import import_lancedb
 from .lance_queries import (
-    CHUNK_COLUMNS, chunks_of, cosines, found_ids, fuzzy_query, lexical_ids, matrix, pool_rounds, probe_texts,
-    with_settings,
+    CHUNK_COLUMNS, HIT_COLUMNS, chunks_of, cosines, found_ids, fuzzy_query, lexical_ids, matrix, pool_rounds,
+    probe_texts, with_settings,
 )
 from .records import field_tokens
 from .locks import FileWriterLock
@@ -385,6 +385,14 @@ class LanceStore:
 
     @_mapped("search")
     def vector_search(self, vector: np.ndarray, k: int, filters: SearchFilters | None = None) -> list[tuple[Chunk, float]]:
+        return self._vector_rows(vector, k, filters, _CHUNK_COLUMNS)
+
+    @_mapped("search")
+    def vector_hits(self, vector: np.ndarray, k: int, filters: SearchFilters | None = None) -> list[tuple[Chunk, float]]:
+        """``vector_search`` without the columns a hit never shows (``engine.LeanSearch``)."""
+        return self._vector_rows(vector, k, filters, HIT_COLUMNS)
+
+    def _vector_rows(self, vector: np.ndarray, k: int, filters: SearchFilters | None, columns: list[str]):
         reader = self._reader()
         q = with_settings(
             reader._table.query().nearest_to(np.asarray(vector, dtype=np.float32)).column("vector")
@@ -393,7 +401,7 @@ class LanceStore:
         where = to_sql(filters)
         if where:
             q = q.where(where)  # a prefilter: evaluated before top-k
-        found = self._fetch(q.select(_CHUNK_COLUMNS + ["_distance"]).limit(k))
+        found = self._fetch(q.select(columns + ["_distance"]).limit(k))
         return list(zip(chunks_of(found), (1.0 - float(d) for d in found.column("_distance").to_pylist()), strict=True))
 
     @_mapped("search")
@@ -402,6 +410,14 @@ class LanceStore:
     ) -> list[tuple[Chunk, float]]:
         """BM25 over ``search_text``; ``fuzziness=None`` matches each term within an edit distance
         that grows with its length (exact matches count double), N applies N to every term."""
+        return self._text_rows(query, k, filters, fuzziness, _CHUNK_COLUMNS)
+
+    @_mapped("search")
+    def text_hits(self, query: str, k: int, filters: SearchFilters | None = None) -> list[tuple[Chunk, float]]:
+        """``text_search`` (exact terms) without the columns a hit never shows (``engine.LeanSearch``)."""
+        return self._text_rows(query, k, filters, 0, HIT_COLUMNS)
+
+    def _text_rows(self, query: str, k: int, filters: SearchFilters | None, fuzziness: int | None, columns: list[str]):
         from lancedb.query import MatchQuery
 
         if not query.strip():
@@ -413,7 +429,7 @@ class LanceStore:
         where = to_sql(filters)
         if where:
             q = q.where(where)  # a prefilter: evaluated before top-k
-        found = self._fetch(q.select(_CHUNK_COLUMNS + ["_score"]).limit(k))
+        found = self._fetch(q.select(columns + ["_score"]).limit(k))
         return list(zip(chunks_of(found), map(float, found.column("_score").to_pylist()), strict=True))
 
     # Scoring known candidates (hybrid search fills in the score the other retriever missed).
