@@ -412,7 +412,8 @@ def code_version() -> str:
     parts.append(inspect.getsource(m._chunk_schema))
     # the vector index's kind and partitions by size (not the query side's settings)
     parts += [inspect.getsource(vector_index.VectorIndex), inspect.getsource(vector_index.index_for),
-              repr((vector_index.KIND, vector_index.ROWS_PER_PARTITION))]
+              repr((vector_index.KIND, vector_index.ROWS_PER_PARTITION, vector_index.HNSW_KIND,
+                    vector_index.HNSW_ROWS_PER_PARTITION, vector_index.FLAT_FROM_ROWS))]
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:10]
 
 

@@ -16,13 +16,25 @@ from docshelf.stores.vector_index import VectorIndex, index_for, needs_rebuild, 
 
 
 @pytest.mark.parametrize(("rows", "partitions", "nprobes"), [
-    (120, 1, 1), (15_000, 15, 15), (100_000, 100, 20), (200_000, 200, 20), (1_000_000, 1000, 40), (2_000_000, 2000, 80),
+    (250_000, 250, 20), (400_000, 400, 20), (1_000_000, 1000, 40), (2_000_000, 2000, 80),
 ])
 def test_rule_by_table_size(rows, partitions, nprobes):
     index = index_for(rows)
     assert index == VectorIndex("ivf_flat", partitions)
     assert query_settings(index, 10) == {"nprobes": nprobes}
     assert probes(index.partitions) == nprobes
+
+
+@pytest.mark.parametrize(("rows", "partitions"), [(50_000, 1), (100_000, 2), (249_999, 4)])
+def test_smaller_tables_keep_the_graph_index_and_its_settings(rows, partitions):
+    index = index_for(rows)
+    assert index == VectorIndex("ivf_hnsw_sq", partitions)
+    assert index.name == f"vector_ivf_hnsw_sq_p{partitions}" and VectorIndex.parse(index.name) == index
+    assert query_settings(index, 10) == {"refine_factor": 1, "ef": 200}
+    from lancedb.index import IvfHnswSq
+
+    assert isinstance(index.config(), IvfHnswSq)
+    assert needs_rebuild(index, 260_000)  # crossing to IVF-FLAT replaces it
 
 
 def test_names_round_trip_and_older_indexes_are_unnamed():
@@ -35,17 +47,20 @@ def test_names_round_trip_and_older_indexes_are_unnamed():
 
 def test_rebuild_when_the_kind_differs_or_the_table_outgrew_the_index():
     assert needs_rebuild(None, 60_000)
-    assert needs_rebuild(VectorIndex("ivf_hnsw_sq", 60), 60_000)
+    assert needs_rebuild(VectorIndex("ivf_flat", 60), 60_000)
     assert not needs_rebuild(index_for(60_000), 60_000)
-    assert not needs_rebuild(index_for(60_000), 200_000)  # 3.3x: new rows join the old partitions
-    assert needs_rebuild(index_for(60_000), 300_000)  # 5x
-    assert needs_rebuild(index_for(1_000_000), 200_000)  # shrank to a fifth
+    assert not needs_rebuild(index_for(60_000), 200_000)  # new rows join the old partitions
+    assert not needs_rebuild(index_for(300_000), 1_000_000)  # 3.3x
+    assert needs_rebuild(index_for(300_000), 1_500_000)  # 5x
+    assert needs_rebuild(index_for(2_000_000), 400_000)  # shrank to a fifth
+    assert needs_rebuild(index_for(1_000_000), 200_000)  # shrank below the graph index's limit
 
 
 @pytest.fixture
 def big(write, tmp_path, shelf, monkeypatch):
     """A store past the (lowered) index threshold, with partitions of 40 rows: 5 at 200 chunks."""
     monkeypatch.setattr(vi, "ROWS_PER_PARTITION", 40)
+    monkeypatch.setattr(vi, "FLAT_FROM_ROWS", 100)  # the IVF-FLAT side of the rule, at 200 chunks
     shelf.store.vector_index_min_rows = 100  # the real threshold is 50,000 chunks
     docs = tmp_path / "docs"
     for i in range(200):
