@@ -27,11 +27,11 @@ from dataclasses import dataclass
 
 KIND = "ivf_flat"
 ROWS_PER_PARTITION = 1000
+"""IVF-FLAT's partitions of about this many rows: ``rows // 1000`` (1,000 at 1M chunks)."""
 HNSW_KIND = "ivf_hnsw_sq"
 HNSW_ROWS_PER_PARTITION = 50_000
 FLAT_FROM_ROWS = 250_000
 """IVF-FLAT from this many chunks; IVF-HNSW-SQ below (held-out recall 0.975–0.978 up to 200k)."""
-"""Partitions of about this many rows: ``rows // 1000`` (1,000 at 1M chunks, 100 at 100k)."""
 MIN_PROBES = 20
 PROBE_SHARE = 0.04
 """Partitions a query searches (``nprobes``): 4% of them, at least 20 (all of a smaller index).
