@@ -38,6 +38,7 @@ from .pg_sql import filter_sql
 from .pg_sql import tsquery as _tsquery
 from .pg_sql import tsquery_above
 from .pg_sql import vector_literal as _vector_text
+from .vector_index import hnsw_ef
 from .locks import CountingLock
 from .records import doc_key, field_tokens, from_dict, to_dict
 
@@ -47,10 +48,6 @@ STORE_SCHEMA = 1  # bump with a new entry in _MIGRATIONS
 PRUNE_ABOVE_MATCHES = 2000  # keyword search scores every match below this many (term occurrences)
 PROBE_MATCHES = 200  # the rarest terms probed first cover at least this many rows (when they can)…
 PROBE_PER_HIT = 5  # …and this many per hit asked for (the k-th best of them sets the floor)
-# HNSW search breadth: at least this, 2·k for larger k (the embedded store's rule). 100k corpus
-# chunks, 50 SciFact questions, top 10 against exact: ef 40 (pgvector's default) recall 0.83,
-# 100 → 0.95, 200 → 0.99 for +5 ms (benchmarks/README.md, backends section).
-HNSW_EF_MIN = 200
 HNSW_BUILD_MEMORY = "512MB"  # maintenance_work_mem for a bulk HNSW build (100k × 384-d needs ~200 MB)
 _PREFIX = re.compile(r"^[a-z_][a-z0-9_]{0,30}$")
 _CHUNK_COLUMNS = (
@@ -349,7 +346,7 @@ class PostgresStore:
         )
         args = [_vector_text(vector), *params, k]
         with self._read() as cur:
-            cur.execute("SELECT set_config('hnsw.ef_search', %s, true)", (str(min(1000, max(HNSW_EF_MIN, 2 * k))),))
+            cur.execute("SELECT set_config('hnsw.ef_search', %s, true)", (str(min(1000, hnsw_ef(k))),))
             cur.execute("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true)")
             cur.execute(sql, args)
             rows = cur.fetchall()
