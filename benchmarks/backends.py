@@ -3,6 +3,7 @@
     python benchmarks/backends.py parity                          # all of SciFact (docshelf eval per backend)
     python benchmarks/backends.py parity --queries 100 --distractors 400   # a small subset
     python benchmarks/backends.py speed --chunks 100000           # ingest, build, latency, recall
+    python benchmarks/backends.py speed --chunks 1000000 --backends postgres --postgres-url URL --keep   # …then --reuse
     python benchmarks/backends.py keyword --docs 2000             # docshelf's BM25 vs LanceDB's, scores
     python benchmarks/backends.py fuzzy                           # how LanceDB's fuzzy mode expands a word
     python benchmarks/backends.py keyword-ab --ref REV --postgres-url URL --prefix P_   # paired before/after
@@ -454,9 +455,12 @@ def speed(args) -> None:
         with postgres(args.postgres_url) as url:
             sep = "&" if "?" in url else "?"
             store = open_store(Path("unused"), 384, f"{url}{sep}prefix=bench{args.chunks}_")
-            store.reset()
-            speed_one("postgres", store, args.chunks, corpus, queries, qvecs)
-            store.reset()  # leave no big tables behind on a server of your own
+            reuse = args.reuse and store.count_chunks() == args.chunks
+            if not reuse:
+                store.reset()
+            speed_one("postgres", store, args.chunks, corpus, queries, qvecs, ingest_too=not reuse)
+            if not args.keep:
+                store.reset()  # leave no big tables behind on a server of your own
             store.close()
     if "qdrant" in wanted:
         url = args.qdrant_url or "qdrant+memory://bench"
@@ -486,6 +490,10 @@ def main() -> None:
     parser.add_argument("--embedded-index", type=Path,
                         help="speed: time this embedded index of --chunks corpus chunks (benchmarks/corpus.py's) instead of building one")
     parser.add_argument("--docs", type=int, default=2000, help="keyword: this many SciFact abstracts")
+    parser.add_argument("--keep", action="store_true",
+                        help="speed: leave the PostgreSQL tables (bench<chunks>_*) in place for later runs")
+    parser.add_argument("--reuse", action="store_true",
+                        help="speed: time the PostgreSQL tables a --keep run left (when they hold --chunks chunks)")
     parser.add_argument("--speed-queries", type=int, default=100, help="speed: time this many queries (at most 100)")
     parser.add_argument("--scifact", type=Path, default=SCIFACT, help="The BEIR SciFact folder.")
     args = parser.parse_args()

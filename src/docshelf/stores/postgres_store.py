@@ -48,7 +48,8 @@ STORE_SCHEMA = 1  # bump with a new entry in _MIGRATIONS
 PRUNE_ABOVE_MATCHES = 2000  # keyword search scores every match below this many (term occurrences)
 PROBE_MATCHES = 200  # the rarest terms probed first cover at least this many rows (when they can)…
 PROBE_PER_HIT = 5  # …and this many per hit asked for (the k-th best of them sets the floor)
-HNSW_BUILD_MEMORY = "512MB"  # maintenance_work_mem for a bulk HNSW build (100k × 384-d needs ~200 MB)
+HNSW_BUILD_MEMORY_MB = (512, 4096)  # maintenance_work_mem for a bulk HNSW build: at least, at most
+HNSW_BYTES_PER_ROW = 800  # pgvector's graph beside each 4·d-byte vector (m = 16), with some slack
 _PREFIX = re.compile(r"^[a-z_][a-z0-9_]{0,30}$")
 _CHUNK_COLUMNS = (
     "id, doc_key, root, path, collection, doc_type, title, heading_path, chunk_index, text, embed_text, "
@@ -537,6 +538,17 @@ class PostgresStore:
     def refresh(self) -> None:
         """Nothing to do: every read sees the last committed writes."""
 
+    def _hnsw_build_memory_mb(self, conn) -> int:
+        """``maintenance_work_mem`` for building the HNSW index over the rows there are now: the
+        whole graph (vectors and neighbour lists) in memory, since pgvector builds several times
+        slower once it spills; never below what the server is already set to (an operator's
+        choice wins), and capped so a 1M-row build does not take the machine's memory."""
+        have = conn.execute("SELECT setting::bigint * 1024 FROM pg_settings WHERE name = 'maintenance_work_mem'").fetchone()[0]
+        n = self.count_chunks()
+        need = n * (4 * self.dimensions + HNSW_BYTES_PER_ROW) // 2**20
+        low, high = HNSW_BUILD_MEMORY_MB
+        return max(int(have) // 2**20, min(max(need, low), high))
+
     def optimize(self) -> None:
         """Build the HNSW index if a bulk load dropped it, and refresh the planner's statistics."""
         import psycopg
@@ -544,7 +556,7 @@ class PostgresStore:
         try:
             with self._pool.connection() as conn:
                 conn.autocommit = True
-                conn.execute(f"SET maintenance_work_mem = '{HNSW_BUILD_MEMORY}'")
+                conn.execute(f"SET maintenance_work_mem = '{self._hnsw_build_memory_mb(conn)}MB'")
                 conn.execute(
                     f"CREATE INDEX IF NOT EXISTS {self._t('chunks_embedding')} "
                     f"ON {self._t('chunks')} USING hnsw (embedding vector_cosine_ops)"
