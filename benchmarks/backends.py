@@ -328,8 +328,10 @@ def keyword_ab(args) -> None:
     methods = source[source.index("    def _bm25(self"):source.index("    def text_search(")]
     scope = dict(vars(mod))
     exec("class Old:\n" + methods, scope)  # noqa: S102 - the repository's own code at --ref
-    url = f"{args.postgres_url}{'&' if '?' in args.postgres_url else '?'}prefix={args.prefix}"
+    prefix = args.prefix or f"bench{args.chunks}_"
+    url = f"{args.postgres_url}{'&' if '?' in args.postgres_url else '?'}prefix={prefix}"
     new, old = open_store(Path("unused"), 384, url), open_store(Path("unused"), 384, url)
+    server_cpu = server_cpu_clock(new)
     old._bm25 = types.MethodType(scope["Old"]._bm25, old)
     old._bm25_rows = types.MethodType(scope["Old"]._bm25_rows, old)
     queries, qvecs = corpus_module().query_set(100)
@@ -339,20 +341,50 @@ def keyword_ab(args) -> None:
     filters = {"unfiltered": None, "collection 10%": SearchFilters(collections=("c3",))}
     for label, f in filters.items():
         for mode in ("keyword", "hybrid"):
-            ta, tb, same = [], [], 0
+            ta, tb, ca, cb, same = [], [], [], [], 0
             for q in queries:
-                t0 = time.perf_counter()
+                c0, t0 = time.process_time() + server_cpu(), time.perf_counter()
                 a = before.search(q, k=10, mode=mode, filters=f)
-                t1 = time.perf_counter()
+                c1, t1 = time.process_time() + server_cpu(), time.perf_counter()
                 b = after.search(q, k=10, mode=mode, filters=f)
                 tb.append((time.perf_counter() - t1) * 1000)
+                cb.append((time.process_time() + server_cpu() - c1) * 1000)
                 ta.append((t1 - t0) * 1000)
+                ca.append((c1 - c0) * 1000)
                 same += [h.chunk_id for h in a.hits] == [h.chunk_id for h in b.hits]
-            record({"bench": "keyword-ab", "ref": args.ref, "prefix": args.prefix, "filter": label, "mode": mode,
+            record({"bench": "keyword-ab", "ref": args.ref, "prefix": prefix, "filter": label, "mode": mode,
+                    "cpu_ms_p50_before": round(float(np.median(ca)), 1), "cpu_ms_p50_after": round(float(np.median(cb)), 1),
                     "queries": len(queries), "before_p50": round(float(np.median(ta)), 1),
                     "after_p50": round(float(np.median(tb)), 1), "before_p95": round(float(np.percentile(ta, 95)), 1),
                     "after_p95": round(float(np.percentile(tb, 95)), 1),
                     "median_ratio": round(float(np.median(np.array(tb) / np.array(ta))), 2), "same_hits": same})
+
+
+def server_cpu_clock(store):
+    """Seconds of CPU the PostgreSQL server's processes have used (0 when the server is not a
+    local one this user can read): with the client's own ``process_time``, a search's CPU."""
+    import os
+
+    with store._read() as cur:
+        cur.execute("SELECT current_setting('data_directory')")
+        pidfile = Path(cur.fetchone()[0]) / "postmaster.pid"
+    try:
+        postmaster = int(pidfile.read_text().split()[0])
+    except (OSError, ValueError):
+        return lambda: 0.0
+    tick = os.sysconf("SC_CLK_TCK")
+
+    def used() -> float:
+        total = 0
+        for pid in [postmaster, *map(int, Path(f"/proc/{postmaster}/task/{postmaster}/children").read_text().split())]:
+            try:
+                fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            total += int(fields[11]) + int(fields[12])  # utime, stime
+        return total / tick
+
+    return used
 
 
 # -- speed --------------------------------------------------------------------------------------
@@ -454,7 +486,7 @@ def speed(args) -> None:
     if "postgres" in wanted:
         with postgres(args.postgres_url) as url:
             sep = "&" if "?" in url else "?"
-            store = open_store(Path("unused"), 384, f"{url}{sep}prefix=bench{args.chunks}_")
+            store = open_store(Path("unused"), 384, f"{url}{sep}prefix={args.prefix or f'bench{args.chunks}_'}")
             reuse = args.reuse and store.count_chunks() == args.chunks
             if not reuse:
                 store.reset()
@@ -486,7 +518,7 @@ def main() -> None:
     parser.add_argument("--index-dir", type=Path, help="parity over this existing embedded index of the dataset")
     parser.add_argument("--chunks", type=int, default=100_000)
     parser.add_argument("--ref", default="main", help="keyword-ab: the git revision to compare against")
-    parser.add_argument("--prefix", default="bench100000_", help="keyword-ab: the PostgreSQL tables' prefix")
+    parser.add_argument("--prefix", help="speed, keyword-ab: the PostgreSQL tables' prefix (default bench<chunks>_)")
     parser.add_argument("--embedded-index", type=Path,
                         help="speed: time this embedded index of --chunks corpus chunks (benchmarks/corpus.py's) instead of building one")
     parser.add_argument("--docs", type=int, default=2000, help="keyword: this many SciFact abstracts")
