@@ -7,6 +7,7 @@
     python benchmarks/backends.py keyword --docs 2000             # docshelf's BM25 vs LanceDB's, scores
     python benchmarks/backends.py fuzzy                           # how LanceDB's fuzzy mode expands a word
     python benchmarks/backends.py keyword-ab --ref REV --postgres-url URL --prefix P_   # paired before/after
+    python benchmarks/backends.py versus --embedded-index DIR --postgres-url URL --modes keyword,hybrid   # paired
 
 ``parity`` reuses the embedded SciFact index of ``docshelf eval`` (cached under
 ``$DOCSHELF_EVAL_CACHE``, default ``~/.cache/docshelf/eval``; the newest cached one for the
@@ -360,6 +361,46 @@ def keyword_ab(args) -> None:
                     "median_ratio": round(float(np.median(np.array(tb) / np.array(ta))), 2), "same_hits": same})
 
 
+def versus(args) -> None:
+    """The embedded store (``--embedded-index``, a ``corpus.py`` index of ``--chunks`` chunks)
+    against PostgreSQL (``--postgres-url``, tables of the same corpus), each question searched
+    on both alternately through the product's ``Searcher`` (k = 10): wall p50/p95 and CPU p50
+    (PostgreSQL's counts its local server processes too), so load hits both sides alike."""
+    import os
+
+    from docshelf.models import SearchFilters
+    from docshelf.search.engine import Searcher
+    from docshelf.stores import open_store
+
+    corpus = corpus_module()
+    queries, qvecs = corpus.query_set(100)
+    queries, qvecs = queries[: args.speed_queries], qvecs[: args.speed_queries]
+    embedder = corpus.VectorEmbedder(dict(zip(queries, qvecs)))
+    pg = open_store(Path("unused"), 384, f"{args.postgres_url}{'&' if '?' in args.postgres_url else '?'}"
+                                         f"prefix={args.prefix or f'bench{args.chunks}_'}")
+    sides = {"embedded": (Searcher(open_store(args.embedded_index, 384), embedder), lambda: 0.0),
+             "postgres": (Searcher(pg, embedder), server_cpu_clock(pg))}
+    for searcher, _ in sides.values():
+        for q in queries[:5]:
+            searcher.search(q, k=10, mode="hybrid")
+    for label, f in (("unfiltered", None), ("collection 10%", SearchFilters(collections=("c3",)))):
+        for mode in args.modes.split(","):
+            wall: dict[str, list[float]] = {n: [] for n in sides}
+            cpu: dict[str, list[float]] = {n: [] for n in sides}
+            for q in queries:
+                for name, (searcher, server) in sides.items():
+                    c0, t0 = time.process_time() + server(), time.perf_counter()
+                    searcher.search(q, k=10, mode=mode, filters=f)
+                    wall[name].append((time.perf_counter() - t0) * 1000)
+                    cpu[name].append((time.process_time() + server() - c0) * 1000)
+            row = {"bench": "versus", "chunks": args.chunks, "mode": mode, "filter": label, "queries": len(queries),
+                   "load_during": [round(x, 1) for x in os.getloadavg()]}
+            for name in sides:
+                row[name] = {"p50": round(float(np.median(wall[name])), 1), "p95": round(float(np.percentile(wall[name], 95)), 1),
+                             "cpu_p50": round(float(np.median(cpu[name])), 1)}
+            record(row)
+
+
 def server_cpu_clock(store):
     """Seconds of CPU the PostgreSQL server's processes have used (0 when the server is not a
     local one this user can read): with the client's own ``process_time``, a search's CPU."""
@@ -504,7 +545,7 @@ def speed(args) -> None:
 def main() -> None:
     global SCIFACT
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("what", choices=["parity", "speed", "keyword", "fuzzy", "keyword-ab"])
+    parser.add_argument("what", choices=["parity", "speed", "keyword", "fuzzy", "keyword-ab", "versus"])
     parser.add_argument("--backends", default="embedded,postgres,qdrant")
     parser.add_argument("--postgres-url")
     parser.add_argument("--qdrant-url")
@@ -530,7 +571,7 @@ def main() -> None:
     parser.add_argument("--scifact", type=Path, default=SCIFACT, help="The BEIR SciFact folder.")
     args = parser.parse_args()
     SCIFACT = args.scifact
-    {"parity": parity, "speed": speed, "keyword": keyword, "fuzzy": fuzzy, "keyword-ab": keyword_ab}[args.what](args)
+    {"parity": parity, "speed": speed, "keyword": keyword, "fuzzy": fuzzy, "keyword-ab": keyword_ab, "versus": versus}[args.what](args)
 
 
 if __name__ == "__main__":
