@@ -182,6 +182,34 @@ def test_admonitions_tabs_and_callouts_read_as_text(tmp_path: Path) -> None:
     ]
 
 
+def test_pymdownx_blocks_read_as_admonitions_and_tabs(tmp_path: Path) -> None:
+    """The generic block syntax of pymdownx.blocks (newer MkDocs Material sites)."""
+    doc = parse(tmp_path / "blocks.md", (
+        "# Guide\n\n"
+        "/// note | Did you know?\nYou can create a note with Blocks!\n///\n\n"
+        "/// tip\nPlain tip.\n///\n\n"
+        "//// details | Summary line\n    type: warning\n    open: True\n\n"
+        "/// html | div.result\nInner content.\n///\n////\n\n"
+        "/// tab | Python 3.10+\n\n```python\nx = 1\n///\n```\n\n///\n\n"
+        "/// admonition | Custom title\n    type: danger\nDanger body.\n///\n\n"
+        "/// some-custom-type\nCustom.\n///\n\n"
+        "/// not a block header\n\n///\n"
+    ))
+    assert blocks(doc)[1:] == [
+        ("paragraph", "Note: Did you know?\nYou can create a note with Blocks!", ("Guide",), 3, 4),
+        ("paragraph", "Tip:\nPlain tip.", ("Guide",), 7, 8),
+        ("paragraph", "Summary line:", ("Guide",), 11, 11),
+        ("paragraph", "Inner content.", ("Guide",), 16, 16),
+        ("paragraph", "Python 3.10+:", ("Guide",), 20, 20),
+        ("code", "```python\nx = 1\n///\n```", ("Guide",), 22, 25),
+        ("paragraph", "Custom title:", ("Guide",), 29, 29),
+        ("paragraph", "Danger body.", ("Guide",), 31, 31),
+        ("paragraph", "Some custom type:\nCustom.", ("Guide",), 34, 35),
+        ("paragraph", "/// not a block header", ("Guide",), 38, 38),
+        ("paragraph", "///", ("Guide",), 40, 40),
+    ]
+
+
 def test_mdx_statements_and_hugo_shortcodes(tmp_path: Path) -> None:
     doc = parse(tmp_path / "page.mdx", (
         "import Tabs from '@theme/Tabs';\n"

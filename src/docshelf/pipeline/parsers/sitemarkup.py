@@ -10,6 +10,10 @@ dropped line becomes blank), so every line keeps its number and citations stay e
   same lists after links/images and on lines of their own are dropped;
 - admonitions ``!!! note "Title"``, ``??? tip``, ``???+ warning`` → ``Title:`` / ``Tip:``,
   with their indented bodies dedented; content tabs ``=== "Tab"`` → ``Tab:`` likewise;
+- pymdownx.blocks ``/// note | Title`` … ``///`` (nested with more slashes) → ``Note: Title``,
+  ``/// tab | Python 3.10+`` and ``/// details | Summary`` → ``Python 3.10+:``/``Summary:``, the
+  structural ``/// html | div`` and ``/// caption`` → blank; option lines (``    type: warning``)
+  and the closing fences → blank;
 - ``:::tip Title`` … ``:::`` (Docusaurus, VitePress) → ``Tip: Title`` and a blank line;
   GitHub's ``> [!NOTE]`` → ``> Note:``;
 - MDX ``import``/``export`` statements (also multi-line) → blank;
@@ -56,6 +60,7 @@ def normalize_markup(lines: Numbered) -> Numbered:
     skip_until: re.Pattern[str] | None = None
     depth = 0  # bracket depth of an open multi-line MDX statement
     myst = _Myst()
+    blocks = _Blocks()
     for text, number in lines:
         if myst.consumes(text, in_fence=fences.marker is not None):
             if myst.code:  # "```{code-block} python" became "```python": a fence to follow
@@ -78,6 +83,9 @@ def normalize_markup(lines: Numbered) -> Numbered:
                 text = text[bodies[-1] :]
         if fences.feed(text):
             out.append((text, number))
+            continue
+        if blocks.consumes(text):
+            out.append((blocks.rewritten, number))
             continue
         rewritten = _rewrite(text, bodies)
         if isinstance(rewritten, tuple):
@@ -192,6 +200,52 @@ class _Myst:
         self.open.append(fence)
         self.options = True
         return True
+
+
+class _Blocks:
+    """pymdownx.blocks: ``/// name | argument``, YAML option lines indented below it, ``///``.
+
+    A block's fence closes the innermost open block with the same number of slashes
+    (nesting uses a different number). A ``///`` line with no open block is prose.
+    """
+
+    def __init__(self) -> None:
+        self.open: list[int] = []  # slash counts of the open blocks
+        self.options = False  # right after a header: indented "key: value" lines are options
+        self.rewritten = ""
+
+    def consumes(self, text: str) -> bool:
+        """True when ``text`` is block markup; ``rewritten`` is then what replaces it."""
+        self.rewritten = ""
+        if self.options and _BLOCK_OPTION.match(text):
+            return True
+        self.options = False
+        if "/" not in text:
+            return False
+        stripped = text.strip()
+        if self.open and set(stripped) == {"/"} and len(stripped) in self.open:
+            del self.open[len(self.open) - 1 - self.open[::-1].index(len(stripped)) :]
+            return True
+        match = _BLOCK_OPEN.match(text)
+        if match is None:
+            return False
+        self.open.append(len(match.group("fence")))
+        self.options = True
+        name = match.group("name").lower()
+        title = " ".join((match.group("arg") or "").split())
+        if name in _BLOCK_STRUCTURAL:
+            return True
+        label = name.replace("-", " ").replace("_", " ").capitalize()
+        if name in _BLOCK_TITLED:
+            label, title = title or label, ""
+        self.rewritten = match.group("indent") + label + ":" + (f" {title}" if title else "")
+        return True
+
+
+_BLOCK_OPEN = re.compile(r"^(?P<indent>\s*)(?P<fence>/{3,})\s*(?P<name>[A-Za-z][\w-]*)\s*(?:\|\s*(?P<arg>.*?))?\s*$")
+_BLOCK_OPTION = re.compile(r"^\s{4,}[\w-]+:(?:\s|$)")
+_BLOCK_STRUCTURAL = {"html", "define", "caption", "figure-caption", "table-caption", "markdown", "div"}
+_BLOCK_TITLED = {"tab", "details", "admonition"}
 
 
 def _closes(stripped: str, fence: str) -> bool:
