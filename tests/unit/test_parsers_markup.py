@@ -210,6 +210,27 @@ def test_pymdownx_blocks_read_as_admonitions_and_tabs(tmp_path: Path) -> None:
     ]
 
 
+def test_html_inside_markdown_reads_as_its_text(tmp_path: Path) -> None:
+    """Raw HTML shows only its text; code spans and code blocks keep theirs."""
+    doc = parse(tmp_path / "html.md", (
+        "# Guide <small>v2</small>\n\n"
+        'It has <abbr title="included the source code">vendored</abbr> Click &amp; more.\n\n'
+        '<div class="termy">\n\n```console\n$ run <b>it</b>\n```\n\n</div>\n\n'
+        "<details>\n<summary>Why <em>this</em>?</summary>\n\nBecause.\n\n</details>\n\n"
+        "<!-- a comment\nover two lines -->\n\n"
+        "Press <kbd>Ctrl</kbd>+<kbd>C</kbd>; write `<br>` and `#!python print(1)`; List<String> stays.\n\n"
+        '<script>var hidden = 1;</script>\n'
+    ))
+    assert blocks(doc) == [
+        ("heading", "# Guide v2", ("Guide v2",), 1, 1),
+        ("paragraph", "It has vendored Click & more.", ("Guide v2",), 3, 3),
+        ("code", "```console\n$ run <b>it</b>\n```", ("Guide v2",), 7, 9),
+        ("paragraph", "Why this?", ("Guide v2",), 13, 14),
+        ("paragraph", "Because.", ("Guide v2",), 16, 16),
+        ("paragraph", "Press Ctrl+C; write `<br>` and `print(1)`; List<String> stays.", ("Guide v2",), 23, 23),
+    ]
+
+
 def test_mdx_statements_and_hugo_shortcodes(tmp_path: Path) -> None:
     doc = parse(tmp_path / "page.mdx", (
         "import Tabs from '@theme/Tabs';\n"
