@@ -231,6 +231,21 @@ def test_html_inside_markdown_reads_as_its_text(tmp_path: Path) -> None:
     ]
 
 
+def test_material_icon_shortcodes_are_dropped(tmp_path: Path) -> None:
+    doc = parse(tmp_path / "icons.md", (
+        "[:octicons-file-code-24:][source]{: .source-link }\n\n"
+        "## Bug Reports :material-bug:\n\n"
+        "-   :material-clock-fast:{ .lg .middle } __Set up in 5 minutes__\n\n"
+        "Write `:material-check:` to show :material-check: a check; :smile: stays.\n\n"
+        "[source]: https://example.test\n"
+    ))
+    assert blocks(doc) == [
+        ("heading", "## Bug Reports", ("Bug Reports",), 3, 3),
+        ("list", "- __Set up in 5 minutes__", ("Bug Reports",), 5, 5),
+        ("paragraph", "Write `:material-check:` to show a check; :smile: stays.", ("Bug Reports",), 7, 7),
+    ]
+
+
 def test_mdx_statements_and_hugo_shortcodes(tmp_path: Path) -> None:
     doc = parse(tmp_path / "page.mdx", (
         "import Tabs from '@theme/Tabs';\n"

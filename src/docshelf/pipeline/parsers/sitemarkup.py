@@ -16,6 +16,8 @@ dropped line becomes blank), so every line keeps its number and citations stay e
   and the closing fences → blank;
 - ``:::tip Title`` … ``:::`` (Docusaurus, VitePress) → ``Tip: Title`` and a blank line;
   GitHub's ``> [!NOTE]`` → ``> Note:``;
+- Material icon shortcodes ``:material-check:``, ``:octicons-file-code-24:{ .x }`` → dropped
+  (outside code spans; a link left without text goes too); Gemoji ``:smile:`` is kept;
 - MDX ``import``/``export`` statements (also multi-line) → blank;
 - Hugo shortcode delimiters ``{{< name >}}``/``{{% name %}}`` → dropped, the text between
   them kept; ``{{< highlight go >}}`` … ``{{< /highlight >}}`` becomes a fenced block.
@@ -27,6 +29,7 @@ from __future__ import annotations
 
 import re
 
+from .inline_html import outside_code_spans
 from .snippets import FenceTracker, Numbered
 
 _ATTR = r"""(?:[#.][\w:-]+|[\w:-]+=(?:"[^"]*"|'[^']*'|[^\s}]+))"""
@@ -43,6 +46,9 @@ _GITHUB_ALERT = re.compile(r"^(?P<lead>\s*>\s*)\[!(?P<kind>[A-Za-z]+)\]\s*$")
 _IMPORT_ONE = re.compile(r"""^import\s+(?:type\s+)?(?:[\w*{}\s,$]+\s+from\s+)?(["'])[^"']+\1\s*;?\s*$""")
 _IMPORT_OPEN = re.compile(r"^import\s+(?:type\s+)?(?:[\w$]+\s*,\s*)?\{[^}]*$")
 _EXPORT = re.compile(r"^export\s+(?:default\s|const\s|let\s|var\s|function\s|class\s|async\s+function\s|\{)")
+_ICON = re.compile(rf"(?P<pre>[ \t]*)(?<![\w`:]):(?:material|fontawesome|octicons|simple|lucide|twemoji|mdi)-[\w-]+:(?![\w`])"
+                   rf"(?:{ATTR_LIST})?(?P<post>[ \t]*)")
+_EMPTY_LINK = re.compile(r"(?<!!)\[\s*\](?:\([^()\s]*\)|\[[^\]]*\])")
 _SHORTCODE = re.compile(r"\{\{[<%](?!/\*)\s*(?P<close>/)?\s*(?P<name>[\w./-]+)(?P<args>.*?)\s*[>%]\}\}")
 _SHORTCODE_ESCAPED = re.compile(r"\{\{([<%])/\*(.*?)\*/([>%])\}\}")
 
@@ -97,6 +103,8 @@ def normalize_markup(lines: Numbered) -> Numbered:
 def _rewrite(text: str, bodies: list[int]):
     """One line outside fences; opening an admonition or tab pushes its body indent."""
     base = bodies[-1] if bodies else 0
+    if ":" in text and _ICON.search(text):
+        text = outside_code_spans(text, lambda part: _EMPTY_LINK.sub("", _ICON.sub(_drop_icon, part)))
     match = _ADMONITION.match(text)
     if match:
         bodies.append(base + len(match.group("indent")) + 4)
@@ -263,6 +271,13 @@ COLON_KINDS = {"note", "tip", "info", "warning", "danger", "caution", "important
                "seealso", "attention", "hint", "error", "example", "question", "quote", "abstract", "summary",
                "bug", "failure", "todo", "admonition", "dropdown", "tab-set", "tab-item", "card", "grid",
                "grid-item", "warn", "secondary", "tldr"}
+
+
+def _drop_icon(match: re.Match[str]) -> str:
+    """The icon and its spacing go; indentation before it and one space between words stay."""
+    if not match.string[: match.start()].strip():
+        return match.group("pre")
+    return " " if match.group("pre") and match.group("post") and match.end() < len(match.string) else ""
 
 
 def _bracket_balance(text: str) -> int:
