@@ -246,6 +246,21 @@ def test_material_icon_shortcodes_are_dropped(tmp_path: Path) -> None:
     ]
 
 
+def test_a_fenced_example_of_tabs_stays_one_code_block(tmp_path: Path) -> None:
+    """An indented fence inside a fenced example does not close it (CommonMark: at most 3 spaces)."""
+    doc = parse(tmp_path / "tabs.md", (
+        '``` title="Content tabs"\n=== "C"\n\n    ``` c\n    int main(void);\n    ```\n\n'
+        '=== "C++"\n\n    ``` c++\n    int main();\n    ```\n```\n\n'
+        '=== "Real tab"\n\n    ```python\n    x = 1\n    ```\n'
+    ))
+    assert blocks(doc) == [
+        ("code", '``` title="Content tabs"\n=== "C"\n\n    ``` c\n    int main(void);\n    ```\n\n'
+                 '=== "C++"\n\n    ``` c++\n    int main();\n    ```\n```', (), 1, 13),
+        ("paragraph", "Real tab:", (), 15, 15),
+        ("code", "```python\nx = 1\n```", (), 17, 19),
+    ]
+
+
 def test_mdx_statements_and_hugo_shortcodes(tmp_path: Path) -> None:
     doc = parse(tmp_path / "page.mdx", (
         "import Tabs from '@theme/Tabs';\n"

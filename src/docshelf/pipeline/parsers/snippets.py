@@ -38,10 +38,15 @@ _MARKDOWN_SUFFIXES = {".md", ".markdown", ".mdx", ".txt", ".text"}
 
 
 class FenceTracker:
-    """Follows ``` / ~~~ fences line by line (any indentation: admonition bodies are indented)."""
+    """Follows ``` / ~~~ fences line by line (any indentation: admonition bodies are indented).
+
+    As in CommonMark, a closing fence is indented at most three spaces more than its opener,
+    so an indented fence shown inside a fenced example does not close the example.
+    """
 
     def __init__(self) -> None:
         self.marker: str | None = None
+        self.indent = 0
 
     def feed(self, line: str) -> bool:
         """True when ``line`` is inside a fence or is one of its delimiters."""
@@ -50,9 +55,11 @@ class FenceTracker:
             match = _FENCE_OPEN.match(line)
             if match and not (match.group(1)[0] == "`" and "`" in stripped[len(match.group(1)) :]):
                 self.marker = match.group(1)
+                self.indent = len(line) - len(stripped)
                 return True
             return False
-        if stripped.startswith(self.marker) and not stripped.strip().strip(self.marker[0]):
+        if (stripped.startswith(self.marker) and not stripped.strip().strip(self.marker[0])
+                and len(line) - len(stripped) <= self.indent + 3):
             self.marker = None
         return True
 
