@@ -116,6 +116,19 @@ def test_curly_and_bang_includes_with_line_options(site: Path) -> None:
     ]
 
 
+def test_fastapi_style_includes_drop_section_markers(site: Path) -> None:
+    doc = parse(site / "docs" / "tutorial" / "second.md", (
+        "```Python hl_lines=\"3\"\n{!> ../../docs_src/app.py!}\n```\n\n"
+        "{* ../../docs_src/app.py hl[3,8:10] ln[3:5] *}\n"
+    ), root=site)
+    assert blocks(doc) == [
+        ("code", "```Python hl_lines=\"3\"\nfrom fastapi import FastAPI\n\napp = FastAPI()\n"
+                 "@app.get('/')\ndef root():\n    return {'ok': True}\n```", (), 1, 3),
+        ("code", "```python\napp = FastAPI()\n@app.get('/')\n```", (), 5, 5),
+    ]
+    assert doc.metadata["includes"] == ["docs_src/app.py"]
+
+
 def test_includes_never_leave_the_indexed_root(site: Path, tmp_path_factory) -> None:
     outside = tmp_path_factory.mktemp("outside") / "secret.md"
     outside.write_text("TOP SECRET\n")

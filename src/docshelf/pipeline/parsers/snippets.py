@@ -8,9 +8,10 @@ Three syntaxes, each on a line of its own:
   ``--8<--``. A ``;`` before the marker escapes it.
 - ``{* path ln[1:5] hl[2] *}`` (FastAPI's docs): the file as a code block; ``ln[...]``
   selects lines, ``hl[...]`` (highlighting) is ignored.
-- ``{! path !}`` (mdx_include / markdown-include): the file's text as it is; also
+- ``{! path !}`` and ``{!> path !}`` (mdx_include / markdown-include): the file's text as it is; also
   ``ln[...]`` and markdown-include's ``{!path!lines=1 3-5}``.
 
+Section markers (``--8<-- [start:name]``) never show, whichever syntax included the file.
 Every produced line is tagged with the line number of the directive, so citations point at
 the page that shows the text. A code file included outside a fence is wrapped in one (with
 its language), so its ``#`` comments never become headings. Files are read through
@@ -31,7 +32,7 @@ _SNIPPET = re.compile(r"""^(?P<indent>[ \t]*)(?P<esc>;*)-+8<-+[ \t]+(?P<q>["'])(
 _SNIPPET_FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<esc>;*)-+8<-+\s*$")
 _SECTION_MARK = re.compile(r"-+8<-+\s*\[(?:start|end):[\w-]+\]")
 _CURLY = re.compile(r"^(?P<indent>[ \t]*)\{\*\s*(?P<body>.+?)\s*\*\}\s*$")
-_BANG = re.compile(r"^(?P<indent>[ \t]*)\{!\s*(?P<body>[^!]+?)\s*!(?:\s*lines=(?P<lines>[\d\s-]+))?\}\s*$")
+_BANG = re.compile(r"^(?P<indent>[ \t]*)\{!>?\s*(?P<body>[^!]+?)\s*!(?:\s*lines=(?P<lines>[\d\s-]+))?\}\s*$")
 _OPTION = re.compile(r"\s+(?P<name>ln|hl)\[(?P<spec>[^\]]*)\]")
 _FENCE_OPEN = re.compile(r"^\s*(`{3,}|~{3,})")
 _MARKDOWN_SUFFIXES = {".md", ".markdown", ".mdx", ".txt", ".text"}
@@ -150,6 +151,7 @@ def _file(body: str, lines_spec: str | None, indent: str, number: int, in_fence:
             lines = select_lines(lines, parse_ranges(options["ln"].replace("-", ":"), sep=":"))
         if lines_spec:
             lines = select_lines(lines, parse_ranges(lines_spec, sep="-"))
+        lines = [line for line in lines if not _SECTION_MARK.search(line)]
     except (IncludeRefused, ValueError) as exc:
         includes.refuse(target, number, str(exc))
         return []
