@@ -104,6 +104,11 @@ def test_roles_links_and_substitutions_read_as_their_text() -> None:
     )
 
 
+def test_doc_roles_read_as_the_page_name_not_its_path() -> None:
+    assert inline_text("See :doc:`/url_safe`, :doc:`../patterns/index`, :doc:`the tutorial <tutorial/index>` "
+                       "and :doc:`api`.") == "See url safe, patterns, the tutorial and api."
+
+
 def test_noise_directives_targets_and_comments_are_dropped(tmp_path: Path) -> None:
     doc = parse(tmp_path / "api.rst", (
         ":orphan:\n\n"

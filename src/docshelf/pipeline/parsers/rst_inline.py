@@ -1,7 +1,7 @@
 """reStructuredText inline markup → the text a reader sees on the rendered page.
 
 ``:func:`x``` reads ``x``, ``:class:`~a.b.C``` reads ``C``, ``:ref:`Title <label>``` reads
-``Title``, ```text <url>`_`` reads ``text``, ````literal```` reads ```literal```, ``|name|``
+``Title``, ``:doc:`/patterns/index``` reads ``patterns``, ```text <url>`_`` reads ``text``, ````literal```` reads ```literal```, ``|name|``
 is replaced by its ``replace::`` definition, footnote references vanish.
 """
 
@@ -29,6 +29,11 @@ def _role_text(role: str, body: str, refs: dict[str, str] | None = None) -> str:
         return match.group("title")
     if base == "ref" and refs and body.strip().lower() in refs:  # a label above a section: its title
         return refs[body.strip().lower()]
+    if base == "doc":  # the page's title is in another file: its name reads better than its path
+        parts = [part for part in body.strip().strip("/").split("/") if part not in ("", ".", "..")]
+        if len(parts) > 1 and parts[-1] == "index":
+            parts.pop()
+        return (parts[-1] if parts else body).replace("_", " ").replace("-", " ")
     if base in _TITLED_ROLES:
         return _TITLED_ROLES[base].format(body)
     if base in ("math", "kbd", "guilabel", "menuselection", "file", "samp", "command", "program",
