@@ -347,7 +347,9 @@ def test_myst_directives_and_mkdocstrings(tmp_path: Path) -> None:
         "```{toctree}\n:maxdepth: 2\n\nintro\n```\n\n"
         ":::{tip}\nColon fence.\n:::\n\n"
         "::: acme.client.Client\n    options:\n      show_source: false\n\n"
-        "After.\n"
+        "After.\n\n"
+        "(options-label)=\n\n"
+        "Use the {func}`~click.option` decorator, see {ref}`positional arguments <arguments>` and {pep}`8`.\n"
     ))
     assert blocks(doc)[1:] == [
         ("paragraph", "Note:", ("API",), 3, 3),
@@ -357,4 +359,5 @@ def test_myst_directives_and_mkdocstrings(tmp_path: Path) -> None:
         ("code", "```python\n\n\nprint('hi')\n```", ("API",), 16, 20),  # the option line is blanked
         ("paragraph", "Tip:\nColon fence.", ("API",), 28, 29),
         ("paragraph", "After.", ("API",), 36, 36),
+        ("paragraph", "Use the option decorator, see positional arguments and PEP 8.", ("API",), 40, 40),
     ]

@@ -18,6 +18,8 @@ dropped line becomes blank), so every line keeps its number and citations stay e
   GitHub's ``> [!NOTE]`` → ``> Note:``;
 - Material icon shortcodes ``:material-check:``, ``:octicons-file-code-24:{ .x }`` → dropped
   (outside code spans; a link left without text goes too); Gemoji ``:smile:`` is kept;
+- MyST roles read as reST's do (:mod:`.rst_inline`): ``{func}`~pkg.connect``` → ``connect``,
+  ``{ref}`the guide <label>``` → ``the guide``; ``(label)=`` target lines → blank;
 - MDX ``import``/``export`` statements (also multi-line) → blank;
 - Hugo shortcode delimiters ``{{< name >}}``/``{{% name %}}`` → dropped, the text between
   them kept; ``{{< highlight go >}}`` … ``{{< /highlight >}}`` becomes a fenced block.
@@ -30,6 +32,7 @@ from __future__ import annotations
 import re
 
 from .inline_html import outside_code_spans
+from .rst_inline import role_text
 from .snippets import FenceTracker, Numbered
 
 _ATTR = r"""(?:[#.][\w:-]+|[\w:-]+=(?:"[^"]*"|'[^']*'|[^\s}]+))"""
@@ -48,6 +51,8 @@ _IMPORT_OPEN = re.compile(r"^import\s+(?:type\s+)?(?:[\w$]+\s*,\s*)?\{[^}]*$")
 _EXPORT = re.compile(r"^export\s+(?:default\s|const\s|let\s|var\s|function\s|class\s|async\s+function\s|\{)")
 _ICON = re.compile(rf"(?P<pre>[ \t]*)(?<![\w`:]):(?:material|fontawesome|octicons|simple|lucide|twemoji|mdi)-[\w-]+:(?![\w`])"
                    rf"(?:{ATTR_LIST})?(?P<post>[ \t]*)")
+_MYST_TARGET = re.compile(r"^\s*\([\w.:-]+\)=\s*$")
+_MYST_ROLE = re.compile(r"\{(?P<role>[\w.+:-]+)\}`(?P<body>[^`]{1,300})`")
 _EMPTY_LINK = re.compile(r"(?<!!)\[\s*\](?:\([^()\s]*\)|\[[^\]]*\])")
 _SHORTCODE = re.compile(r"\{\{[<%](?!/\*)\s*(?P<close>/)?\s*(?P<name>[\w./-]+)(?P<args>.*?)\s*[>%]\}\}")
 _SHORTCODE_ESCAPED = re.compile(r"\{\{([<%])/\*(.*?)\*/([>%])\}\}")
@@ -133,8 +138,10 @@ def _rewrite(text: str, bodies: list[int]):
         if _EXPORT.match(text):
             balance = _bracket_balance(text)
             return "", None, max(0, balance)
-    if _ATTR_LINE.match(text):
+    if _ATTR_LINE.match(text) or _MYST_TARGET.match(text):
         return ""
+    if "}`" in text:
+        text = _MYST_ROLE.sub(lambda m: role_text(m.group("role"), m.group("body")), text)
     if _ATX.match(text):
         text = strip_heading_attrs(text)
     text = _INLINE_ATTRS.sub("", text)
