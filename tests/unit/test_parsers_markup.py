@@ -237,10 +237,24 @@ def test_html_inside_markdown_reads_as_its_text(tmp_path: Path) -> None:
     assert blocks(doc) == [
         ("heading", "# Guide v2", ("Guide v2",), 1, 1),
         ("paragraph", "It has vendored Click & more.", ("Guide v2",), 3, 3),
-        ("code", "```console\n$ run <b>it</b>\n```", ("Guide v2",), 7, 9),
+        ("code", "```console\n$ run <b>it</b>\n```", ("Guide v2",), 7, 9),  # one tag: maybe printed
         ("paragraph", "Why this?", ("Guide v2",), 13, 14),
         ("paragraph", "Because.", ("Guide v2",), 16, 16),
         ("paragraph", "Press Ctrl+C; write `<br>` and `print(1)`; List<String> stays.", ("Guide v2",), 23, 23),
+    ]
+
+
+def test_terminal_sessions_drawn_in_html_read_as_the_terminal_shows_them(tmp_path: Path) -> None:
+    doc = parse(tmp_path / "cli.md", (
+        "```console\n$ python main.py --help\n\n"
+        '<b> </b><font color="#F4BF75"><b>Usage: </b></font><b>main.py [OPTIONS] NAME</b>\n'
+        '<font color="#A5A5A1">│ </font><font color="#A1EFE4"><b>--lastname</b></font>  <b>&lt;str&gt;</b> │\n```\n\n'
+        '```html\n<span class="x">kept</span> <b>as</b> written\n```\n'
+    ))
+    assert blocks(doc) == [
+        ("code", "```console\n$ python main.py --help\n\n Usage: main.py [OPTIONS] NAME\n│ --lastname  <str> │\n```",
+         (), 1, 6),
+        ("code", '```html\n<span class="x">kept</span> <b>as</b> written\n```', (), 8, 10),
     ]
 
 

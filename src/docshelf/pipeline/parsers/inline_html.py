@@ -8,6 +8,10 @@ attributes are never shown), ``<script>``/``<style>``/``<svg>`` lose their conte
 entities are decoded, and inline code spans are left exactly as written. A ``<Type>``
 that is no HTML element (``List<String>``, ``<your-app>``) is kept: it is probably prose.
 
+Terminal sessions drawn in HTML (```` ```console```` blocks whose output is coloured with
+``<font color=…>``/``<span style=…>`` and escaped with ``&lt;``, as FastAPI-style sites
+render them live) read as the terminal shows them too: :func:`terminal_text`.
+
 Also here, because it is the same "outside code spans" rewrite: pymdownx.inlinehilite's
 ``#!python`` language prefix inside a code span is dropped.
 """
@@ -85,3 +89,20 @@ def strip_html(text: str) -> str:
         if body:
             lines.append(line[: len(line) - len(line.lstrip(" \t"))] + " ".join(body.split()))
     return "\n".join(lines)
+
+
+_TERMINALS = frozenset({"console", "shell-session", "sh-session", "bash", "sh", "shell", "zsh", "text", "termy"})
+_COLOUR_TAG = re.compile(r"</(?:font|span|b)>")
+
+
+def terminal_text(fence: str) -> str:
+    """A fenced terminal session without the colouring tags its output was drawn with.
+
+    Only console-like fences that close a ``<font>``, ``<span>`` or ``<b>`` are touched: an
+    ``html`` block, or a session that prints ``<b>`` once, keeps its text.
+    """
+    first, _, rest = fence.partition("\n")
+    language = (first.lstrip(" `~").split() or [""])[0].lower()
+    if language not in _TERMINALS or len(_COLOUR_TAG.findall(rest)) < 2:
+        return fence
+    return first + "\n" + _strip(rest).replace("\x01", " ")

@@ -21,7 +21,7 @@ from markdown_it.token import Token
 from ...models import Block, BlockKind, ParseContext, ParsedDocument
 from ._common import HeadingStack, as_str_list, decode_text, normalize_date, split_tags, unique
 from .includes import Includes
-from .inline_html import strip_html
+from .inline_html import strip_html, terminal_text
 from .sitemarkup import normalize_markup, strip_heading_attrs
 from .snippets import Numbered, expand_includes
 from .wikilinks import WIKILINK, WikiLink, find_wikilinks, link_targets, render_wikilinks
@@ -263,6 +263,8 @@ def read_markdown(md: MarkdownIt, numbered: Numbered, headings: HeadingStack) ->
                 source = render_wikilinks(strip_html(source))
                 if not source.strip():  # only tags: <div class="termy">, </details>, <!-- a comment -->
                     continue
+            elif "</" in source:
+                source = terminal_text(source)
             blocks.append(Block(kind, source, headings.path, None, start, end))
     return MarkdownBlocks(blocks, _prose_tags(tokens), links, first_h1)
 
