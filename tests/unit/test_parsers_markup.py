@@ -129,6 +129,26 @@ def test_fastapi_style_includes_drop_section_markers(site: Path) -> None:
     assert doc.metadata["includes"] == ["docs_src/app.py"]
 
 
+def test_curly_includes_show_the_newest_variant_and_ln0_the_whole_file(site: Path) -> None:
+    """markdown-include-variants: ``tutorial001.py`` shows ``tutorial001_an_py310.py``; ``ln[0]`` the whole file."""
+    variants = site / "docs_src" / "variants"
+    variants.mkdir()
+    for name in ("tutorial001.py", "tutorial001_py39.py", "tutorial001_an_py39.py", "tutorial001_an_py310.py"):
+        (variants / name).write_text(f"# {name}\n")
+    doc = parse(site / "docs" / "tutorial" / "third.md", (
+        "{* ../../docs_src/variants/tutorial001.py hl[1] *}\n\n"
+        "{* ../../docs_src/variants/tutorial001_py39.py *}\n\n"
+        "{* ./docs_src/app.py ln[0] *}\n"
+    ), root=site)
+    assert [(b.text, b.start_line) for b in doc.blocks] == [
+        ("```python\n# tutorial001_an_py310.py\n```", 1),
+        ("```python\n# tutorial001_py39.py\n```", 3),
+        ("```python\nfrom fastapi import FastAPI\n\napp = FastAPI()\n@app.get('/')\ndef root():\n"
+         "    return {'ok': True}\n```", 5),
+    ]
+    assert "include_errors" not in doc.metadata
+
+
 def test_includes_never_leave_the_indexed_root(site: Path, tmp_path_factory) -> None:
     outside = tmp_path_factory.mktemp("outside") / "secret.md"
     outside.write_text("TOP SECRET\n")

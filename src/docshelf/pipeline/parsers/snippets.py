@@ -6,8 +6,10 @@ Three syntaxes, each on a line of its own:
   the end, ``"f:1:3,7:9"``) or a named section (``"f.py:name"`` between ``--8<-- [start:name]``
   and ``--8<-- [end:name]`` markers), and the block form: ``--8<--`` / one file a line /
   ``--8<--``. A ``;`` before the marker escapes it.
-- ``{* path ln[1:5] hl[2] *}`` (FastAPI's docs): the file as a code block; ``ln[...]``
-  selects lines, ``hl[...]`` (highlighting) is ignored.
+- ``{* path ln[1:5] hl[2] *}`` (FastAPI's docs, markdown-include-variants): the file as a code
+  block, its newest variant (``tutorial001_an_py310.py`` for ``tutorial001.py``) when there is
+  one; ``ln[...]`` selects lines (``ln[0]``: the whole file, shown as a collapsed preview),
+  ``hl[...]`` (highlighting) is ignored.
 - ``{! path !}`` and ``{!> path !}`` (mdx_include / markdown-include): the file's text as it is; also
   ``ln[...]`` and markdown-include's ``{!path!lines=1 3-5}``.
 
@@ -143,11 +145,12 @@ def _file(body: str, lines_spec: str | None, indent: str, number: int, in_fence:
     options = {m.group("name"): m.group("spec") for m in _OPTION.finditer(" " + body)}
     target = _OPTION.sub("", " " + body).strip().strip("\"'")
     try:
-        found, content = _read(includes, target, path, depth)
+        found, content = _read(includes, _preferred_variant(includes, target, path) if as_code else target,
+                               path, depth)
         lines = content.split("\n")
         if lines and lines[-1] == "":
             lines.pop()
-        if options.get("ln"):
+        if options.get("ln") and options["ln"].strip() != "0":  # ln[0]: only the full-file preview
             lines = select_lines(lines, parse_ranges(options["ln"].replace("-", ":"), sep=":"))
         if lines_spec:
             lines = select_lines(lines, parse_ranges(lines_spec, sep="-"))
@@ -156,6 +159,28 @@ def _file(body: str, lines_spec: str | None, indent: str, number: int, in_fence:
         includes.refuse(target, number, str(exc))
         return []
     return _place(lines, found, indent, number, in_fence, includes, depth, as_code=as_code)
+
+
+_VERSIONED = re.compile(r"_(?:an|py3\d+)$")
+_NEWEST_FIRST = range(20, 7, -1)  # py320 … py38
+
+
+def _preferred_variant(includes: Includes, target: str, path: Path) -> str:
+    """The file markdown-include-variants shows for ``{* dir/tutorial001.py *}``: the newest
+    ``tutorial001_an_py3NN.py`` (``Annotated``), else ``_an.py``, else the newest ``_py3NN.py``,
+    else the file named. A name that already carries a variant is shown as named."""
+    stem, dot, suffix = target.rpartition(".")
+    if not dot or suffix != "py" or _VERSIONED.search(stem) or includes.context is None:
+        return target
+    names = [*(f"{stem}_an_py3{n}.py" for n in _NEWEST_FIRST), f"{stem}_an.py",
+             *(f"{stem}_py3{n}.py" for n in _NEWEST_FIRST)]
+    for name in names:
+        try:
+            includes.resolve(name, path.parent)
+        except IncludeRefused:
+            continue
+        return name
+    return target
 
 
 def _read(includes: Includes, target: str, path: Path, depth: int) -> tuple[Path, str]:
