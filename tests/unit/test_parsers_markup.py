@@ -106,13 +106,15 @@ def test_curly_and_bang_includes_with_line_options(site: Path) -> None:
         "{* ../../docs_src/app.py ln[1:3] hl[3] *}\n\n"
         "```python\n{! ../../docs_src/app.py ln[3] !}\n```\n\n"
         "{!includes/shared.md!}\n\n"
-        "{!../docs_src/app.py!lines=1 3-3}\n"
+        "{!../docs_src/app.py!lines=1 3-3}\n\n"
+        "```python\n{!../../docs_src/app.py[ln:1-1,3-3]!}\n```\n"
     ), root=site)
     assert blocks(doc)[1:] == [
         ("code", "```python\nfrom fastapi import FastAPI\n\napp = FastAPI()\n```", ("First",), 3, 3),
         ("code", "```python\napp = FastAPI()\n```", ("First",), 5, 7),
         ("paragraph", "Shared *note* text.", ("First",), 9, 9),
         ("code", "```python\nfrom fastapi import FastAPI\napp = FastAPI()\n```", ("First",), 11, 11),
+        ("code", "```python\nfrom fastapi import FastAPI\napp = FastAPI()\n```", ("First",), 13, 15),
     ]
 
 

@@ -11,7 +11,8 @@ Three syntaxes, each on a line of its own:
   one; ``ln[...]`` selects lines (``ln[0]``: the whole file, shown as a collapsed preview),
   ``hl[...]`` (highlighting) is ignored.
 - ``{! path !}`` and ``{!> path !}`` (mdx_include / markdown-include): the file's text as it is; also
-  ``ln[...]`` and markdown-include's ``{!path!lines=1 3-5}``.
+  ``ln[...]``, mdx_include's ``{! path[ln:1-18,21-22] !}`` and markdown-include's
+  ``{!path!lines=1 3-5}``.
 
 Section markers (``--8<-- [start:name]``) never show, whichever syntax included the file.
 Every produced line is tagged with the line number of the directive, so citations point at
@@ -35,6 +36,7 @@ _SNIPPET_FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<esc>;*)-+8<-+\s*$")
 _SECTION_MARK = re.compile(r"-+8<-+\s*\[(?:start|end):[\w-]+\]")
 _CURLY = re.compile(r"^(?P<indent>[ \t]*)\{\*\s*(?P<body>.+?)\s*\*\}\s*$")
 _BANG = re.compile(r"^(?P<indent>[ \t]*)\{!>?\s*(?P<body>[^!]+?)\s*!(?:\s*lines=(?P<lines>[\d\s-]+))?\}\s*$")
+_MDX_LINES = re.compile(r"\[ln:(?P<spec>[\d\s,-]+)\]$")
 _OPTION = re.compile(r"\s+(?P<name>ln|hl)\[(?P<spec>[^\]]*)\]")
 _FENCE_OPEN = re.compile(r"^\s*(`{3,}|~{3,})")
 _MARKDOWN_SUFFIXES = {".md", ".markdown", ".mdx", ".txt", ".text"}
@@ -144,6 +146,9 @@ def _file(body: str, lines_spec: str | None, indent: str, number: int, in_fence:
     """``{* … *}`` and ``{! … !}``: a path, then optional ``ln[...]``/``hl[...]`` options."""
     options = {m.group("name"): m.group("spec") for m in _OPTION.finditer(" " + body)}
     target = _OPTION.sub("", " " + body).strip().strip("\"'")
+    bracket = _MDX_LINES.search(target)  # mdx_include: {! file[ln:1-18,21-22] !}
+    if bracket:
+        target, lines_spec = target[: bracket.start()].rstrip(), bracket.group("spec")
     try:
         found, content = _read(includes, _preferred_variant(includes, target, path) if as_code else target,
                                path, depth)
