@@ -228,7 +228,8 @@ def test_pymdownx_blocks_read_as_admonitions_and_tabs(tmp_path: Path) -> None:
         "/// tab | Python 3.10+\n\n```python\nx = 1\n///\n```\n\n///\n\n"
         "/// admonition | Custom title\n    type: danger\nDanger body.\n///\n\n"
         "/// some-custom-type\nCustom.\n///\n\n"
-        "/// not a block header\n\n///\n"
+        "/// not a block header\n\n///\n\n"
+        "1.  Step one\n\n    /// note\n    Remember: this is content.\n    ///\n"
     ))
     assert blocks(doc)[1:] == [
         ("paragraph", "Note: Did you know?\nYou can create a note with Blocks!", ("Guide",), 3, 4),
@@ -242,6 +243,7 @@ def test_pymdownx_blocks_read_as_admonitions_and_tabs(tmp_path: Path) -> None:
         ("paragraph", "Some custom type:\nCustom.", ("Guide",), 34, 35),
         ("paragraph", "/// not a block header", ("Guide",), 38, 38),
         ("paragraph", "///", ("Guide",), 40, 40),
+        ("list", "1.  Step one\n\n    Note:\n    Remember: this is content.", ("Guide",), 42, 45),
     ]
 
 

@@ -226,15 +226,15 @@ class _Blocks:
 
     def __init__(self) -> None:
         self.open: list[int] = []  # slash counts of the open blocks
-        self.options = False  # right after a header: indented "key: value" lines are options
+        self.options: int | None = None  # right after a header: its indent (options are 4 deeper)
         self.rewritten = ""
 
     def consumes(self, text: str) -> bool:
         """True when ``text`` is block markup; ``rewritten`` is then what replaces it."""
         self.rewritten = ""
-        if self.options and _BLOCK_OPTION.match(text):
+        if self.options is not None and _BLOCK_OPTION.match(text) and _indent(text) >= self.options + 4:
             return True
-        self.options = False
+        self.options = None
         if "/" not in text:
             return False
         stripped = text.strip()
@@ -245,7 +245,7 @@ class _Blocks:
         if match is None:
             return False
         self.open.append(len(match.group("fence")))
-        self.options = True
+        self.options = len(match.group("indent"))
         name = match.group("name").lower()
         title = " ".join((match.group("arg") or "").split())
         if name in _BLOCK_STRUCTURAL:
@@ -258,9 +258,13 @@ class _Blocks:
 
 
 _BLOCK_OPEN = re.compile(r"^(?P<indent>\s*)(?P<fence>/{3,})\s*(?P<name>[A-Za-z][\w-]*)\s*(?:\|\s*(?P<arg>.*?))?\s*$")
-_BLOCK_OPTION = re.compile(r"^\s{4,}[\w-]+:(?:\s|$)")
+_BLOCK_OPTION = re.compile(r"^\s+[\w-]+:(?:\s|$)")
 _BLOCK_STRUCTURAL = {"html", "define", "caption", "figure-caption", "table-caption", "markdown", "div"}
 _BLOCK_TITLED = {"tab", "details", "admonition"}
+
+
+def _indent(text: str) -> int:
+    return len(text) - len(text.lstrip(" "))
 
 
 def _closes(stripped: str, fence: str) -> bool:
