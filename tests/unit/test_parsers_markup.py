@@ -254,7 +254,7 @@ def test_html_inside_markdown_reads_as_its_text(tmp_path: Path) -> None:
         'It has <abbr title="included the source code">vendored</abbr> Click &amp; more.\n\n'
         '<div class="termy">\n\n```console\n$ run <b>it</b>\n```\n\n</div>\n\n'
         "<details>\n<summary>Why <em>this</em>?</summary>\n\nBecause.\n\n</details>\n\n"
-        "<!-- a comment\nover two lines -->\n\n"
+        "<!-- a comment with `code`\nover two lines -->\n\n"
         "Press <kbd>Ctrl</kbd>+<kbd>C</kbd>; write `<br>` and `#!python print(1)`; List<String> stays.\n\n"
         '<script>var hidden = 1;</script>\n'
     ))

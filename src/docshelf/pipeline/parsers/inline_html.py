@@ -58,7 +58,6 @@ def outside_code_spans(text: str, change: Callable[[str], str]) -> str:
 
 def _strip(text: str) -> str:
     if "<" in text:
-        text = _COMMENT.sub("", text)
         text = _HIDDEN_ELEMENT.sub("", text)
 
         def tag(match: re.Match[str]) -> str:
@@ -80,7 +79,8 @@ def strip_html(text: str) -> str:
     """
     if "<" not in text and "&" not in text and "#!" not in text:
         return text
-    stripped = outside_code_spans(text, _strip)
+    stripped = _COMMENT.sub("", text) if "<!--" in text else text  # a comment hides its code spans too
+    stripped = outside_code_spans(stripped, _strip)
     if stripped == text:
         return text
     lines = []
