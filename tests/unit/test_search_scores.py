@@ -206,3 +206,43 @@ def test_hybrid_passes_the_bm25_top_chunks_term_coverage_to_the_fusion(shelf, tm
     seen.clear()
     shelf.search("zzzqqq", mode="hybrid")  # no BM25 match at all: nothing to judge
     assert seen == [None]
+
+
+def test_own_heading_words_are_what_a_section_adds_to_its_page_and_parents():
+    from docshelf.search.fuse import own_heading_words
+
+    # "debugger" shares its stem with the page's "Debugging": only "enabling" tells the section apart
+    assert own_heading_words("Debugging Applications", ("Debugging Applications", "Enabling the Debugger")) == ("enabling",)
+    assert own_heading_words("Shell Completion", ("Shell Completion",)) == ()  # the page's introduction
+    assert own_heading_words("Shell Completion", ()) == ()
+    assert own_heading_words("background", ("BackgroundTasks",)) == ("tasks",)  # identifiers split like the index does
+    assert own_heading_words("Testing", ("Testing", "File System Isolation", "Running tests in parallel")) == (
+        "running", "parallel")
+
+
+def test_heading_share_counts_the_own_heading_words_a_query_term_matches():
+    from docshelf.search.fuse import heading_share
+    from docshelf.search.highlight import term_stems
+
+    stems = term_stems("how do I enable the interactive debugger")
+    assert heading_share(stems, "Debugging Applications", ("Debugging Applications", "Enabling the Debugger")) == 1.0
+    assert heading_share(stems, "Debugging Applications", ("Debugging Applications", "Debugger PIN")) == 0.0
+    assert heading_share(term_stems("install with pip"), "Installation", ("Installation", "Installing/upgrading from the PyPI")) == (
+        pytest.approx(1 / 3))
+    assert heading_share((), "Installation", ("Installation", "Installing")) == 0.0
+
+
+def test_named_sections_first_trades_scores_within_a_page_only():
+    from docshelf.search.fuse import named_sections_first
+
+    ranked = [("intro", 0.746), ("other", 0.70), ("child", 0.630), ("far", 0.55)]
+    page = {"intro": "sc.md", "child": "sc.md", "far": "sc.md", "other": "x.md"}
+    share = {"intro": 0.0, "child": 1.0, "far": 1.0, "other": 1.0}.get
+    # the child (within 20 % of its page's best) named by the query: 0.630 × 1.3 > 0.746; it takes
+    # the page's best score, the intro takes the child's; "far" (26 % below) and the other page stay
+    assert named_sections_first(ranked, page, share, 0.2, 0.3) == [
+        ("child", 0.746), ("other", 0.70), ("intro", 0.630), ("far", 0.55)]
+    assert named_sections_first(ranked, page, share, 0.2, 0.0) == ranked
+    assert named_sections_first(ranked, page, share, 0.0, 0.3) == ranked
+    # a weight too small to make up the gap leaves the order alone
+    assert named_sections_first(ranked, page, share, 0.2, 0.1) == ranked

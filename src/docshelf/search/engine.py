@@ -38,9 +38,9 @@ from ..requests import MAX_K, MODES
 from .calibrate import CalibrationParams, Calibrator, QueryEvidence, capped, confidence, coverage
 from .calibration_memo import CalibrationMemo
 from .diversity import Group, diversify
-from .fuse import (FusionParams, bm25_to_unit, cosine_to_unit, exact_bonus, fuse_hybrid, is_changelog, short_prior,
-                   within_page_ties)
-from .highlight import after_no, highlight_spans
+from .fuse import (FusionParams, bm25_to_unit, cosine_to_unit, exact_bonus, fuse_hybrid, heading_share, is_changelog,
+                   named_sections_first, short_prior, within_page_ties)
+from .highlight import after_no, highlight_spans, term_stems
 from .rerank import Reranker
 from .typos import ProbeMemo, TypoParams, correct, corrected_query
 
@@ -302,8 +302,15 @@ class Searcher:
             fused = {i: f * keep if is_changelog(chunks[i].path) else f for i, f in fused.items()}
         self._local.evidence = {i: (den.get(i), lex.get(i, 0.0)) for i in chunks}
         ranked = sorted(fused.items(), key=lambda kv: -kv[1])
+        pages = {i: (chunks[i].root, chunks[i].path) for i in fused}
         if params.section_band > 0:  # near ties within a page: the section holding most query words first
-            ranked = within_page_ties(ranked, {i: (chunks[i].root, chunks[i].path) for i in fused}, lex, params.section_band)
+            ranked = within_page_ties(ranked, pages, lex, params.section_band)
+        if params.heading_band > 0 and params.heading_weight > 0:  # then the section whose own heading the query names
+            stems = term_stems(corrected_query(query, fixes) if fixes else query)
+            ranked = named_sections_first(
+                ranked, pages, lambda i: heading_share(stems, chunks[i].title, chunks[i].heading_path),
+                params.heading_band, params.heading_weight,
+            )
         return [(chunks[cid], score) for cid, score in ranked]
 
 

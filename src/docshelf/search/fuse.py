@@ -8,10 +8,13 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import PurePosixPath
+
+from ..analysis import identifier_parts
+from .highlight import STOPWORDS
 
 
 @dataclass(frozen=True)
@@ -58,6 +61,14 @@ class FusionParams:
     # (a parent's 3-line child or a sibling that differs by one letter no longer wins a coin
     # flip). The page's best score is unchanged, so pages rank exactly as before.
     section_band: float = 0.02
+    # Named sections first: a page's chunks scored within heading_band (relative) of its best rank,
+    # among themselves, as if scored (1 + heading_weight * s), where s is the share of the words
+    # their own heading adds to the page title and parent headings that the query uses ("Enabling
+    # the Debugger" under "Debugging Applications" for "how do I enable the interactive debugger").
+    # They trade scores, so every page keeps its best score and its place: only the cited section
+    # changes (sets A, C, D, E: benchmarks/README.md).
+    heading_band: float = 0.2
+    heading_weight: float = 0.3
     # Change logs (``changes``, ``changelog``, ``history``, ``release-notes``, ``upgrading``,
     # ``migrating``, ``whatsnew``…, by file name) rank as if scored (1 - changelog_penalty):
     # they name every identifier and feature again, in a line about what changed, and took the
@@ -228,5 +239,72 @@ def within_page_ties(
     for members in ties.values():
         if len(members) > 1:
             order = sorted(members, key=lambda m: (-lexical.get(m[0], 0.0), -m[1]))
+            out.update((key, score) for (key, _), (_, score) in zip(order, members, strict=True))
+    return sorted(out.items(), key=lambda kv: -kv[1])
+
+
+_HEADING_WORD = re.compile(r"[A-Za-z0-9]+")
+
+
+def _stem(word: str) -> str:
+    """A word's matching prefix, as ``highlight.term_stems`` cuts query terms (``enabling`` → ``enabli``)."""
+    return word if len(word) <= 4 else word[: max(4, len(word) - 2)]
+
+
+def _heading_words(heading: str) -> list[str]:
+    """A heading's content words, lowered; ``BackgroundTasks`` → ``background``, ``tasks`` (an
+    identifier is split only into parts of 3+ letters: ``PyPI`` stays one word)."""
+    words: list[str] = []
+    for token in _HEADING_WORD.findall(heading):
+        parts = identifier_parts(token) if any(ch.isupper() for ch in token[1:]) else [token]
+        for part in parts if all(len(p) >= 3 for p in parts) else [token]:
+            part = part.lower()
+            if len(part) >= 2 and part not in STOPWORDS:
+                words.append(part)
+    return words
+
+
+@lru_cache(maxsize=8192)  # once per section, not once per candidate chunk of every query
+def own_heading_words(title: str, heading_path: tuple[str, ...]) -> tuple[str, ...]:
+    """The words a section's own heading adds to the page title and its parent headings (none
+    for a page's introduction): what tells this section apart from its neighbours."""
+    if not heading_path or heading_path == (title,):
+        return ()
+    parents = {_stem(w) for h in (title, *heading_path[:-1]) for w in _heading_words(h)}
+    return tuple(
+        w for w in _heading_words(heading_path[-1])
+        if not any(_stem(w).startswith(p) or p.startswith(_stem(w)) for p in parents)
+    )
+
+
+def heading_share(stems: Sequence[str], title: str, heading_path: tuple[str, ...]) -> float:
+    """Share of a section's own heading words (``own_heading_words``) that a query term matches
+    (``stems``: ``highlight.term_stems`` of the query; a stem and a word match when one starts the other)."""
+    words = own_heading_words(title, heading_path)
+    if not words or not stems:
+        return 0.0
+    return sum(1 for w in words if any(w.startswith(s) or s.startswith(_stem(w)) for s in stems)) / len(words)
+
+
+def named_sections_first(
+    ranked: Sequence[tuple[Hashable, float]], page: Mapping[Hashable, Hashable], share: Callable[[Hashable], float],
+    band: float, weight: float,
+) -> list[tuple[Hashable, float]]:
+    """``ranked`` (best first) with each page's chunks scored within ``band`` of the page's best
+    (relative) reordered by score × (1 + ``weight`` × ``share``); they trade scores among
+    themselves, so every page keeps its best score and its place."""
+    if band <= 0 or weight <= 0:
+        return list(ranked)
+    best: dict[Hashable, float] = {}
+    for key, score in ranked:
+        best.setdefault(page[key], score)
+    near: dict[Hashable, list[tuple[Hashable, float]]] = {}
+    for key, score in ranked:
+        if score >= (1.0 - band) * best[page[key]]:
+            near.setdefault(page[key], []).append((key, score))
+    out = dict(ranked)
+    for members in near.values():
+        if len(members) > 1:
+            order = sorted(members, key=lambda m: -m[1] * (1.0 + weight * share(m[0])))
             out.update((key, score) for (key, _), (_, score) in zip(order, members, strict=True))
     return sorted(out.items(), key=lambda kv: -kv[1])
