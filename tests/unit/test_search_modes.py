@@ -123,3 +123,24 @@ def test_zconf_fusion_by_hand():
     assert all(0.0 <= v <= 1.0 for v in fused.values())
     # z(lex) = [1.6330, -0.8165, 0, -0.8165], z(dense) = [0.9045, 0.9045, -0.3015, -1.5076]; w = 0.5
     assert fused["a"] == pytest.approx(1 / (1 + math.exp(-((1.6330 + 0.9045) / 2 - 2))), abs=1e-4)
+
+
+def test_zconf_weak_keyword_match_does_not_outrank_the_dense_top():
+    """A chunk matching one common query word (raw BM25 2.9) in a pool where few other chunks
+    hold a query word has a BM25 z of 4-5; even at dense share 0.95 it must not outrank the chunk the dense side
+    ranks first (the FAQ set's `give some jobs higher urgency than others`)."""
+    from dataclasses import replace
+
+    from docshelf.search.fuse import FusionParams, zconf
+
+    # 100 candidates, 6 holding a query word (as for that question); the weak match's BM25 z is 5.4
+    lexical = {"weak": 2.9, "gold": 0.0} | {f"n{i}": (2.0 if i < 5 else 0.0) for i in range(98)}
+    dense = {"weak": 0.325, "gold": 0.338} | {f"n{i}": 0.1 + 0.002 * i for i in range(98)}
+    assert FusionParams().lexical_floor == 5.0
+    fused = zconf(lexical, dense, FusionParams(), lexical_coverage=0.14)
+    assert max(fused, key=fused.__getitem__) == "gold"
+    off = zconf(lexical, dense, replace(FusionParams(), lexical_floor=0.0), lexical_coverage=0.14)
+    assert max(off, key=off.__getitem__) == "weak"  # the z-score alone: what the floor fixes
+    # A match at or above the floor keeps its whole z: strong keyword evidence is untouched.
+    strong = {k: v * 10 for k, v in lexical.items()}
+    assert zconf(strong, dense) == zconf(strong, dense, replace(FusionParams(), lexical_floor=0.0))

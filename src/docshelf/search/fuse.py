@@ -44,6 +44,11 @@ class FusionParams:
     coverage_slope: float = 2.0
     coverage_gate: float = 0.55
     max_dense_weight: float = 0.95
+    # A weak keyword match stands out only by its z-score: over a pool where most candidates
+    # hold no query term, a chunk matching one common word gets a BM25 z of 4-5 and outranks
+    # the page the dense side found, even at dense share 0.95. A positive BM25 z counts
+    # min(1, raw BM25 / lexical_floor) of itself (0: off).
+    lexical_floor: float = 5.0
     # zconf: the displayed score is sigmoid(fused z - offset).
     score_offset: float = 2.0
     min_pool: int = 3
@@ -172,6 +177,8 @@ def zconf(
     if len(keys) < params.min_pool:
         return {k: (1 - wd) * bm25_to_unit(l) + wd * cosine_to_unit(c) for k, l, c in zip(keys, lex, den, strict=True)}
     zl, zd = _z(lex), _z(den)
+    if params.lexical_floor > 0:
+        zl = [z * min(1.0, raw / params.lexical_floor) if z > 0 else z for z, raw in zip(zl, lex, strict=True)]
     return {
         k: _sigmoid((1 - wd) * a + wd * b - params.score_offset) for k, a, b in zip(keys, zl, zd, strict=True)
     }
