@@ -105,3 +105,60 @@ def test_release_hands_back_the_free_top_of_a_thread_arena():
     assert tuned == "True" and freed >= 40
     tuned, freed = returned("library")  # malloc_trim only: the top stays
     assert tuned == "False" and freed < 10
+
+
+PAGES = """
+import ctypes, json, mmap, sys
+from docshelf import allocator
+
+libc = ctypes.CDLL("libc.so.6")
+libc.mprotect.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+SIZE = 8 << 20
+path = sys.argv[2]
+with open(path, "wb") as f:
+    f.write(bytes(range(256)) * (SIZE // 256))
+
+def resident(m) -> int:
+    start = ctypes.addressof(ctypes.c_char.from_buffer(m)) if m.__class__ is not bytes else 0
+    with open("/proc/self/smaps") as f:
+        lines = f.read().splitlines()
+    for i, line in enumerate(lines):
+        if line.split()[0].split("-")[0] == format(start, "x"):
+            return next(int(l.split()[1]) for l in lines[i + 1:] if l.startswith("Rss:")) // 1024
+    raise AssertionError("mapping not found")
+
+fd = open(path, "rb+")
+clean = mmap.mmap(fd.fileno(), SIZE, flags=mmap.MAP_PRIVATE, prot=mmap.PROT_READ | mmap.PROT_WRITE)
+written = mmap.mmap(fd.fileno(), SIZE, flags=mmap.MAP_PRIVATE, prot=mmap.PROT_READ | mmap.PROT_WRITE)
+relro = mmap.mmap(fd.fileno(), SIZE, flags=mmap.MAP_PRIVATE, prot=mmap.PROT_READ | mmap.PROT_WRITE)
+written[:4] = b"new!"  # a private copy of this page: writable mapping, never dropped
+relro[:4] = b"mine"  # written, then made read-only: like relocated data (RELRO)
+for m in (clean, written, relro):
+    sum(m[i] for i in range(0, SIZE, 4096))  # every page resident
+for m in (clean, relro):
+    assert libc.mprotect(ctypes.addressof(ctypes.c_char.from_buffer(m)), SIZE, mmap.PROT_READ) == 0
+before = [resident(m) for m in (clean, written, relro)]
+tuned = allocator.tune() if sys.argv[1] == "tuned" else False
+dropped = allocator.drop_startup_pages()
+after = [resident(m) for m in (clean, written, relro)]
+same = clean[:] == bytes(range(256)) * (SIZE // 256)
+print(json.dumps({"tuned": tuned, "before": before, "after": after, "dropped_mb": dropped >> 20,
+                  "clean_same": same, "written": written[:4].decode(), "relro": relro[:4].decode()}))
+"""
+
+
+def test_drop_startup_pages_unmaps_clean_read_only_file_pages_and_nothing_written(tmp_path):
+    """A read-only private file mapping's pages leave RSS and read back the same; a writable
+    mapping and a read-only one holding a written (copy-on-write) page keep their pages."""
+    def run(mode: str) -> dict:
+        out = subprocess.run([sys.executable, "-c", PAGES, mode, str(tmp_path / "f")], capture_output=True,
+                             text=True, check=True, env={"PATH": "", "PYTHONPATH": ":".join(sys.path)})
+        return json.loads(out.stdout)
+
+    res = run("tuned")
+    assert res["tuned"] is True and res["before"] == [8, 8, 8]
+    assert res["after"] == [0, 8, 8]
+    assert res["dropped_mb"] >= 8 and res["clean_same"]
+    assert (res["written"], res["relro"]) == ("new!", "mine")
+    res = run("library")  # a process that never called tune(): nothing is dropped
+    assert res["tuned"] is False and res["after"] == [8, 8, 8] and res["dropped_mb"] == 0

@@ -151,6 +151,9 @@ class ServerRuntime:
         log.info("model %s loaded in %.2fs", self._service.embedder.model_id, time.monotonic() - started)
         if self.query_socket:
             self._start_query_server()
+        from .. import allocator
+
+        allocator.drop_startup_pages()  # library pages only starting up used (see allocator.py)
 
     def _start_query_server(self) -> None:
         """Answer ``docshelf search`` from this process (``live/query_socket.py``): only now that the
