@@ -106,14 +106,49 @@ def test_curly_and_bang_includes_with_line_options(site: Path) -> None:
         "{* ../../docs_src/app.py ln[1:3] hl[3] *}\n\n"
         "```python\n{! ../../docs_src/app.py ln[3] !}\n```\n\n"
         "{!includes/shared.md!}\n\n"
-        "{!../docs_src/app.py!lines=1 3-3}\n"
+        "{!../docs_src/app.py!lines=1 3-3}\n\n"
+        "```python\n{!../../docs_src/app.py[ln:1-1,3-3]!}\n```\n"
     ), root=site)
     assert blocks(doc)[1:] == [
         ("code", "```python\nfrom fastapi import FastAPI\n\napp = FastAPI()\n```", ("First",), 3, 3),
         ("code", "```python\napp = FastAPI()\n```", ("First",), 5, 7),
         ("paragraph", "Shared *note* text.", ("First",), 9, 9),
         ("code", "```python\nfrom fastapi import FastAPI\napp = FastAPI()\n```", ("First",), 11, 11),
+        ("code", "```python\nfrom fastapi import FastAPI\napp = FastAPI()\n```", ("First",), 13, 15),
     ]
+
+
+def test_fastapi_style_includes_drop_section_markers(site: Path) -> None:
+    doc = parse(site / "docs" / "tutorial" / "second.md", (
+        "```Python hl_lines=\"3\"\n{!> ../../docs_src/app.py!}\n```\n\n"
+        "{* ../../docs_src/app.py hl[3,8:10] ln[3:5] *}\n"
+    ), root=site)
+    assert blocks(doc) == [
+        ("code", "```Python hl_lines=\"3\"\nfrom fastapi import FastAPI\n\napp = FastAPI()\n"
+                 "@app.get('/')\ndef root():\n    return {'ok': True}\n```", (), 1, 3),
+        ("code", "```python\napp = FastAPI()\n@app.get('/')\n```", (), 5, 5),
+    ]
+    assert doc.metadata["includes"] == ["docs_src/app.py"]
+
+
+def test_curly_includes_show_the_newest_variant_and_ln0_the_whole_file(site: Path) -> None:
+    """markdown-include-variants: ``tutorial001.py`` shows ``tutorial001_an_py310.py``; ``ln[0]`` the whole file."""
+    variants = site / "docs_src" / "variants"
+    variants.mkdir()
+    for name in ("tutorial001.py", "tutorial001_py39.py", "tutorial001_an_py39.py", "tutorial001_an_py310.py"):
+        (variants / name).write_text(f"# {name}\n")
+    doc = parse(site / "docs" / "tutorial" / "third.md", (
+        "{* ../../docs_src/variants/tutorial001.py hl[1] *}\n\n"
+        "{* ../../docs_src/variants/tutorial001_py39.py *}\n\n"
+        "{* ./docs_src/app.py ln[0] *}\n"
+    ), root=site)
+    assert [(b.text, b.start_line) for b in doc.blocks] == [
+        ("```python\n# tutorial001_an_py310.py\n```", 1),
+        ("```python\n# tutorial001_py39.py\n```", 3),
+        ("```python\nfrom fastapi import FastAPI\n\napp = FastAPI()\n@app.get('/')\ndef root():\n"
+         "    return {'ok': True}\n```", 5),
+    ]
+    assert "include_errors" not in doc.metadata
 
 
 def test_includes_never_leave_the_indexed_root(site: Path, tmp_path_factory) -> None:
@@ -179,6 +214,101 @@ def test_admonitions_tabs_and_callouts_read_as_text(tmp_path: Path) -> None:
         ("paragraph", "Tip: Vite tip\nBody.", ("Guide",), 24, 25),
         ("quote", "> Note:\n> GitHub alert.", ("Guide",), 28, 29),
         ("code", "    indented code stays code", ("Guide",), 31, 31),
+    ]
+
+
+def test_pymdownx_blocks_read_as_admonitions_and_tabs(tmp_path: Path) -> None:
+    """The generic block syntax of pymdownx.blocks (newer MkDocs Material sites)."""
+    doc = parse(tmp_path / "blocks.md", (
+        "# Guide\n\n"
+        "/// note | Did you know?\nYou can create a note with Blocks!\n///\n\n"
+        "/// tip\nPlain tip.\n///\n\n"
+        "//// details | Summary line\n    type: warning\n    open: True\n\n"
+        "/// html | div.result\nInner content.\n///\n////\n\n"
+        "/// tab | Python 3.10+\n\n```python\nx = 1\n///\n```\n\n///\n\n"
+        "/// admonition | Custom title\n    type: danger\nDanger body.\n///\n\n"
+        "/// some-custom-type\nCustom.\n///\n\n"
+        "/// not a block header\n\n///\n\n"
+        "1.  Step one\n\n    /// note\n    Remember: this is content.\n    ///\n"
+    ))
+    assert blocks(doc)[1:] == [
+        ("paragraph", "Note: Did you know?\nYou can create a note with Blocks!", ("Guide",), 3, 4),
+        ("paragraph", "Tip:\nPlain tip.", ("Guide",), 7, 8),
+        ("paragraph", "Summary line:", ("Guide",), 11, 11),
+        ("paragraph", "Inner content.", ("Guide",), 16, 16),
+        ("paragraph", "Python 3.10+:", ("Guide",), 20, 20),
+        ("code", "```python\nx = 1\n///\n```", ("Guide",), 22, 25),
+        ("paragraph", "Custom title:", ("Guide",), 29, 29),
+        ("paragraph", "Danger body.", ("Guide",), 31, 31),
+        ("paragraph", "Some custom type:\nCustom.", ("Guide",), 34, 35),
+        ("paragraph", "/// not a block header", ("Guide",), 38, 38),
+        ("paragraph", "///", ("Guide",), 40, 40),
+        ("list", "1.  Step one\n\n    Note:\n    Remember: this is content.", ("Guide",), 42, 45),
+    ]
+
+
+def test_html_inside_markdown_reads_as_its_text(tmp_path: Path) -> None:
+    """Raw HTML shows only its text; code spans and code blocks keep theirs."""
+    doc = parse(tmp_path / "html.md", (
+        "# Guide <small>v2</small>\n\n"
+        'It has <abbr title="included the source code">vendored</abbr> Click &amp; more.\n\n'
+        '<div class="termy">\n\n```console\n$ run <b>it</b>\n```\n\n</div>\n\n'
+        "<details>\n<summary>Why <em>this</em>?</summary>\n\nBecause.\n\n</details>\n\n"
+        "<!-- a comment with `code`\nover two lines -->\n\n"
+        "Press <kbd>Ctrl</kbd>+<kbd>C</kbd>; write `<br>` and `#!python print(1)`; List<String> stays.\n\n"
+        '<script>var hidden = 1;</script>\n'
+    ))
+    assert blocks(doc) == [
+        ("heading", "# Guide v2", ("Guide v2",), 1, 1),
+        ("paragraph", "It has vendored Click & more.", ("Guide v2",), 3, 3),
+        ("code", "```console\n$ run <b>it</b>\n```", ("Guide v2",), 7, 9),  # one tag: maybe printed
+        ("paragraph", "Why this?", ("Guide v2",), 13, 14),
+        ("paragraph", "Because.", ("Guide v2",), 16, 16),
+        ("paragraph", "Press Ctrl+C; write `<br>` and `print(1)`; List<String> stays.", ("Guide v2",), 23, 23),
+    ]
+
+
+def test_terminal_sessions_drawn_in_html_read_as_the_terminal_shows_them(tmp_path: Path) -> None:
+    doc = parse(tmp_path / "cli.md", (
+        "```console\n$ python main.py --help\n\n"
+        '<b> </b><font color="#F4BF75"><b>Usage: </b></font><b>main.py [OPTIONS] NAME</b>\n'
+        '<font color="#A5A5A1">│ </font><font color="#A1EFE4"><b>--lastname</b></font>  <b>&lt;str&gt;</b> │\n```\n\n'
+        '```html\n<span class="x">kept</span> <b>as</b> written\n```\n'
+    ))
+    assert blocks(doc) == [
+        ("code", "```console\n$ python main.py --help\n\n Usage: main.py [OPTIONS] NAME\n│ --lastname  <str> │\n```",
+         (), 1, 6),
+        ("code", '```html\n<span class="x">kept</span> <b>as</b> written\n```', (), 8, 10),
+    ]
+
+
+def test_material_icon_shortcodes_are_dropped(tmp_path: Path) -> None:
+    doc = parse(tmp_path / "icons.md", (
+        "[:octicons-file-code-24:][source]{: .source-link }\n\n"
+        "## Bug Reports :material-bug:\n\n"
+        "-   :material-clock-fast:{ .lg .middle } __Set up in 5 minutes__\n\n"
+        "Write `:material-check:` to show :material-check: a check; :smile: stays.\n\n"
+        "[source]: https://example.test\n"
+    ))
+    assert blocks(doc) == [
+        ("heading", "## Bug Reports", ("Bug Reports",), 3, 3),
+        ("list", "- __Set up in 5 minutes__", ("Bug Reports",), 5, 5),
+        ("paragraph", "Write `:material-check:` to show a check; :smile: stays.", ("Bug Reports",), 7, 7),
+    ]
+
+
+def test_a_fenced_example_of_tabs_stays_one_code_block(tmp_path: Path) -> None:
+    """An indented fence inside a fenced example does not close it (CommonMark: at most 3 spaces)."""
+    doc = parse(tmp_path / "tabs.md", (
+        '``` title="Content tabs"\n=== "C"\n\n    ``` c\n    int main(void);\n    ```\n\n'
+        '=== "C++"\n\n    ``` c++\n    int main();\n    ```\n```\n\n'
+        '=== "Real tab"\n\n    ```python\n    x = 1\n    ```\n'
+    ))
+    assert blocks(doc) == [
+        ("code", '``` title="Content tabs"\n=== "C"\n\n    ``` c\n    int main(void);\n    ```\n\n'
+                 '=== "C++"\n\n    ``` c++\n    int main();\n    ```\n```', (), 1, 13),
+        ("paragraph", "Real tab:", (), 15, 15),
+        ("code", "```python\nx = 1\n```", (), 17, 19),
     ]
 
 
@@ -255,7 +385,9 @@ def test_myst_directives_and_mkdocstrings(tmp_path: Path) -> None:
         "```{toctree}\n:maxdepth: 2\n\nintro\n```\n\n"
         ":::{tip}\nColon fence.\n:::\n\n"
         "::: acme.client.Client\n    options:\n      show_source: false\n\n"
-        "After.\n"
+        "After.\n\n"
+        "(options-label)=\n\n"
+        "Use the {func}`~click.option` decorator, see {ref}`positional arguments <arguments>` and {pep}`8`.\n"
     ))
     assert blocks(doc)[1:] == [
         ("paragraph", "Note:", ("API",), 3, 3),
@@ -265,4 +397,5 @@ def test_myst_directives_and_mkdocstrings(tmp_path: Path) -> None:
         ("code", "```python\n\n\nprint('hi')\n```", ("API",), 16, 20),  # the option line is blanked
         ("paragraph", "Tip:\nColon fence.", ("API",), 28, 29),
         ("paragraph", "After.", ("API",), 36, 36),
+        ("paragraph", "Use the option decorator, see positional arguments and PEP 8.", ("API",), 40, 40),
     ]

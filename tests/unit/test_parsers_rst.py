@@ -104,6 +104,11 @@ def test_roles_links_and_substitutions_read_as_their_text() -> None:
     )
 
 
+def test_doc_roles_read_as_the_page_name_not_its_path() -> None:
+    assert inline_text("See :doc:`/url_safe`, :doc:`../patterns/index`, :doc:`the tutorial <tutorial/index>` "
+                       "and :doc:`api`.") == "See url safe, patterns, the tutorial and api."
+
+
 def test_noise_directives_targets_and_comments_are_dropped(tmp_path: Path) -> None:
     doc = parse(tmp_path / "api.rst", (
         ":orphan:\n\n"
@@ -121,9 +126,38 @@ def test_noise_directives_targets_and_comments_are_dropped(tmp_path: Path) -> No
     ))
     assert blocks(doc) == [
         ("heading", "API", ("API",), 5, 6),
+        ("paragraph", "module acme.client", ("API",), 14, 14),
         ("paragraph", "connect(host, port=80)", ("API",), 27, 27),
         ("paragraph", "Open a connection to Acme.", ("API",), 29, 29),
         ("paragraph", "The footnote text.", ("API",), 33, 33),
+    ]
+
+
+def test_autodoc_directives_keep_the_qualified_names_they_document(tmp_path: Path) -> None:
+    """No docstrings in a docs folder: the names Sphinx would head each entry with stay searchable."""
+    doc = parse(tmp_path / "api.rst", (
+        "API\n===\n\n"
+        ".. module:: flask\n\n"
+        ".. autoclass:: Flask([options])\n"
+        "    :members: run, test_client,\n"
+        "              app_context\n"
+        "    :inherited-members:\n\n"
+        "    .. automethod:: route\n\n"
+        "    Hand-written note about the class.\n\n"
+        ".. autofunction:: render_template\n\n"
+        ".. autoexception:: flask.BadRequest\n\n"
+        ".. autodecorator:: before_request\n\n"
+        ".. currentmodule:: flask.json\n\n"
+        ".. autofunction:: dumps\n"
+    ))
+    assert blocks(doc)[1:] == [
+        ("paragraph", "class flask.Flask([options])\nMembers: run, test_client, app_context", ("API",), 6, 6),
+        ("paragraph", "route", ("API",), 11, 11),
+        ("paragraph", "Hand-written note about the class.", ("API",), 13, 13),
+        ("paragraph", "flask.render_template", ("API",), 15, 15),
+        ("paragraph", "exception flask.BadRequest", ("API",), 17, 17),
+        ("paragraph", "@flask.before_request", ("API",), 19, 19),
+        ("paragraph", "flask.json.dumps", ("API",), 23, 23),
     ]
 
 

@@ -21,6 +21,7 @@ from markdown_it.token import Token
 from ...models import Block, BlockKind, ParseContext, ParsedDocument
 from ._common import HeadingStack, as_str_list, decode_text, normalize_date, split_tags, unique
 from .includes import Includes
+from .inline_html import strip_html, terminal_text
 from .sitemarkup import normalize_markup, strip_heading_attrs
 from .snippets import Numbered, expand_includes
 from .wikilinks import WIKILINK, WikiLink, find_wikilinks, link_targets, render_wikilinks
@@ -142,7 +143,7 @@ def _inline_text(token: Token) -> str:
     """Plain text of an inline token: markup dropped, inline code kept."""
     parts = []
     for child in token.children or []:
-        if child.type in ("text", "code_inline", "html_inline"):
+        if child.type in ("text", "code_inline"):
             parts.append(child.content)
         elif child.type in ("softbreak", "hardbreak"):
             parts.append(" ")
@@ -253,13 +254,17 @@ def read_markdown(md: MarkdownIt, numbered: Numbered, headings: HeadingStack) ->
             if token.markup in ("=", "-"):  # setext: the title line carries the attributes
                 source = "\n".join([strip_heading_attrs(lines[first]), *lines[first + 1 : last]])
             links.extend(find_wikilinks(source))
-            source = render_wikilinks(source)
+            source = render_wikilinks(strip_html(source))
             blocks.append(Block("heading", source, headings.push(level, title), None, start, end, level))
         elif token.type in _BLOCK_KINDS and source.strip():
             kind = _BLOCK_KINDS[token.type]
             if kind != "code":
                 links.extend(find_wikilinks(source))
-                source = render_wikilinks(source)
+                source = render_wikilinks(strip_html(source))
+                if not source.strip():  # only tags: <div class="termy">, </details>, <!-- a comment -->
+                    continue
+            elif "</" in source:
+                source = terminal_text(source)
             blocks.append(Block(kind, source, headings.path, None, start, end))
     return MarkdownBlocks(blocks, _prose_tags(tokens), links, first_h1)
 

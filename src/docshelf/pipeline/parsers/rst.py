@@ -59,6 +59,7 @@ DROP_DIRECTIVES = {"toctree", "index", "highlight", "currentmodule", "module", "
                    "footbibliography", "spelling:word-list", "mermaid", "uml", "plot", "jinja", "tags",
                    "py:module", "py:currentmodule", "c:namespace", "cpp:namespace", "js:module"}
 _AUTODOC = re.compile(r"^auto\w*$")
+_AUTODOC_PREFIX = {"class": "class ", "exception": "exception ", "decorator": "@", "module": "module "}
 # Directives whose argument is a title above the content.
 TITLED = {"admonition", "topic", "sidebar", "dropdown", "tab", "tab-item", "group-tab", "card",
           "grid-item-card", "rubric", "container", "only", "ifconfig", "tabs", "tab-set", "grid",
@@ -142,6 +143,8 @@ class _Reader:
         self.headings = HeadingStack()
         self.language = ""
         self.tags: list[str] = []
+        self.module = ""  # from ``.. module::``/``.. currentmodule::``: qualifies autodoc names
+        self.objects = 0  # depth of object descriptions (class, autoclass…) around the current line
 
     # -- structure ---------------------------------------------------------------------
     def body(self, lines: Numbered, *, top: bool = False) -> list[Block]:
@@ -351,10 +354,12 @@ class _Reader:
             self.language = arg.split()[0] if arg else self.language
         if base == "tags" or name == "tags":
             self.tags.extend(t for t in split_tags(arg) if t not in self.tags)
+        if base in ("module", "currentmodule") and arg:
+            self.module = "" if arg.split()[0] == "None" else arg.split()[0]
         if base in DROP_DIRECTIVES or name in DROP_DIRECTIVES:
             return
         if _AUTODOC.match(base):
-            out.extend(self.body(content))  # the directive is generated text; hand-written content is kept
+            self._autodoc(base, arg_lines, options, lines, content, out)
             return
         if base in CODE_DIRECTIVES:
             language = arg.split()[0] if arg and base != "parsed-literal" else self.language
@@ -392,6 +397,32 @@ class _Reader:
         if signature:
             out.append(self._block("paragraph", signature, lines[: 1 + max(0, len(arg_lines) - 1)]))
         out.extend(inner)
+
+    def _autodoc(self, base: str, arg_lines: list[str], options: dict[str, str], lines: Numbered,
+                 content: Numbered, out: list[Block]) -> None:
+        """``.. autoclass:: Flask`` shows the docstring of ``flask.Flask``, which a source tree of
+        documentation does not hold: keep the qualified name as Sphinx heads it (``class
+        flask.Flask``), the members it names, and the hand-written content below."""
+        names = [line.strip() for line in arg_lines if line.strip()]
+        if not names:
+            out.extend(self.body(content))
+            return
+        kind = base[4:]
+        shown = []
+        for name in names:
+            if self.module and not self.objects and kind != "module" and not name.startswith(self.module + "."):
+                name = f"{self.module}.{name}"
+            shown.append(f"{_AUTODOC_PREFIX.get(kind, '')}{name}")
+        text = "\n".join(shown)
+        members = " ".join(options.get("members", "").replace(",", " ").split())
+        if members:
+            text += "\nMembers: " + ", ".join(members.split())
+        out.append(self._block("paragraph", text, lines[: len(names)]))
+        self.objects += 1
+        try:
+            out.extend(self.body(content))
+        finally:
+            self.objects -= 1
 
     def _labelled(self, label: str, where: Numbered, inner: list[Block], out: list[Block],
                   kind: BlockKind = "paragraph") -> None:
@@ -438,10 +469,12 @@ def _split_directive(arg: str, lines: Numbered) -> tuple[list[str], dict[str, st
         match = _OPTION.match(rest[i][0])
         if not match:
             break
-        options[match.group("name")] = (match.group("value") or "").strip()
+        value = [(match.group("value") or "").strip()]
         i += 1
-        while i < len(rest) and rest[i][0].strip() and _indent(rest[i][0]) > 0:
+        while i < len(rest) and rest[i][0].strip() and _indent(rest[i][0]) > 0:  # a value on more lines
+            value.append(rest[i][0].strip())
             i += 1
+        options[match.group("name")] = " ".join(v for v in value if v)
     while i < len(rest) and not rest[i][0].strip():
         i += 1
     return arg_lines, options, _dedent(rest[i:])

@@ -1,7 +1,7 @@
 """reStructuredText inline markup → the text a reader sees on the rendered page.
 
 ``:func:`x``` reads ``x``, ``:class:`~a.b.C``` reads ``C``, ``:ref:`Title <label>``` reads
-``Title``, ```text <url>`_`` reads ``text``, ````literal```` reads ```literal```, ``|name|``
+``Title``, ``:doc:`/patterns/index``` reads ``patterns``, ```text <url>`_`` reads ``text``, ````literal```` reads ```literal```, ``|name|``
 is replaced by its ``replace::`` definition, footnote references vanish.
 """
 
@@ -14,21 +14,26 @@ _SUFFIX_ROLE = re.compile(r"(?<![\w`])`(?P<body>(?:[^`\\]|\\.){1,300})`:(?P<role
 _LITERAL = re.compile(r"``(?P<body>[^`]+(?:`[^`]+)*)``")
 _LINK = re.compile(r"(?<![\w`])`(?P<body>(?:[^`\\]|\\.){1,300})`__?(?![\w])")
 _INTERPRETED = re.compile(r"(?<![\w`:])`(?P<body>(?:[^`\\]|\\.){1,300})`(?![\w`_:])")
-_TITLE_TARGET = re.compile(r"^(?P<title>.*?)\s*<(?P<target>[^<>]+)>$", re.S)
+TITLE_TARGET = re.compile(r"^(?P<title>.*?)\s*<(?P<target>[^<>]+)>$", re.S)
 _FOOTNOTE_REF = re.compile(r"\s?\[(?:\d+|#[\w-]*|\*|[A-Za-z][\w.-]*)\]_(?![\w])")
 _SUBSTITUTION = re.compile(r"\|(?P<name>[^|\s](?:[^|]*[^|\s])?)\|(?:__?)?(?![\w])")
 _ESCAPE = re.compile(r"\\(.)")
 _TITLED_ROLES = {"pep": "PEP {}", "rfc": "RFC {}"}
 
 
-def _role_text(role: str, body: str, refs: dict[str, str] | None = None) -> str:
+def role_text(role: str, body: str, refs: dict[str, str] | None = None) -> str:
     body = body.replace("\\`", "`")
     base = role.rsplit(":", 1)[-1]
-    match = _TITLE_TARGET.match(body)
+    match = TITLE_TARGET.match(body)
     if match and match.group("title"):
         return match.group("title")
     if base == "ref" and refs and body.strip().lower() in refs:  # a label above a section: its title
         return refs[body.strip().lower()]
+    if base == "doc":  # the page's title is in another file: its name reads better than its path
+        parts = [part for part in body.strip().strip("/").split("/") if part not in ("", ".", "..")]
+        if len(parts) > 1 and parts[-1] == "index":
+            parts.pop()
+        return (parts[-1] if parts else body).replace("_", " ").replace("-", " ")
     if base in _TITLED_ROLES:
         return _TITLED_ROLES[base].format(body)
     if base in ("math", "kbd", "guilabel", "menuselection", "file", "samp", "command", "program",
@@ -56,10 +61,10 @@ def inline_text(text: str, substitutions: dict[str, str] | None = None, refs: di
         return f"\x00{len(literals) - 1}\x00"
 
     text = _LITERAL.sub(keep_literal, text)
-    text = _ROLE.sub(lambda m: _role_text(m.group("role"), m.group("body"), refs), text)
-    text = _SUFFIX_ROLE.sub(lambda m: _role_text(m.group("role"), m.group("body")), text)
+    text = _ROLE.sub(lambda m: role_text(m.group("role"), m.group("body"), refs), text)
+    text = _SUFFIX_ROLE.sub(lambda m: role_text(m.group("role"), m.group("body")), text)
     text = _LINK.sub(lambda m: _link_text(m.group("body")), text)
-    text = _INTERPRETED.sub(lambda m: _role_text("any", m.group("body")), text)
+    text = _INTERPRETED.sub(lambda m: role_text("any", m.group("body")), text)
     text = _FOOTNOTE_REF.sub("", text)
     subs = substitutions or {}
     text = _SUBSTITUTION.sub(lambda m: subs.get(m.group("name"), m.group("name")), text)
@@ -69,7 +74,7 @@ def inline_text(text: str, substitutions: dict[str, str] | None = None, refs: di
 
 
 def _link_text(body: str) -> str:
-    match = _TITLE_TARGET.match(body)
+    match = TITLE_TARGET.match(body)
     if match:
         return match.group("title") or match.group("target")
     return body

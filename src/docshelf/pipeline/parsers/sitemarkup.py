@@ -10,8 +10,16 @@ dropped line becomes blank), so every line keeps its number and citations stay e
   same lists after links/images and on lines of their own are dropped;
 - admonitions ``!!! note "Title"``, ``??? tip``, ``???+ warning`` → ``Title:`` / ``Tip:``,
   with their indented bodies dedented; content tabs ``=== "Tab"`` → ``Tab:`` likewise;
+- pymdownx.blocks ``/// note | Title`` … ``///`` (nested with more slashes) → ``Note: Title``,
+  ``/// tab | Python 3.10+`` and ``/// details | Summary`` → ``Python 3.10+:``/``Summary:``, the
+  structural ``/// html | div`` and ``/// caption`` → blank; option lines (``    type: warning``)
+  and the closing fences → blank;
 - ``:::tip Title`` … ``:::`` (Docusaurus, VitePress) → ``Tip: Title`` and a blank line;
   GitHub's ``> [!NOTE]`` → ``> Note:``;
+- Material icon shortcodes ``:material-check:``, ``:octicons-file-code-24:{ .x }`` → dropped
+  (outside code spans; a link left without text goes too); Gemoji ``:smile:`` is kept;
+- MyST roles read as reST's do (:mod:`.rst_inline`): ``{func}`~pkg.connect``` → ``connect``,
+  ``{ref}`the guide <label>``` → ``the guide``; ``(label)=`` target lines → blank;
 - MDX ``import``/``export`` statements (also multi-line) → blank;
 - Hugo shortcode delimiters ``{{< name >}}``/``{{% name %}}`` → dropped, the text between
   them kept; ``{{< highlight go >}}`` … ``{{< /highlight >}}`` becomes a fenced block.
@@ -23,6 +31,8 @@ from __future__ import annotations
 
 import re
 
+from .inline_html import outside_code_spans
+from .rst_inline import role_text
 from .snippets import FenceTracker, Numbered
 
 _ATTR = r"""(?:[#.][\w:-]+|[\w:-]+=(?:"[^"]*"|'[^']*'|[^\s}]+))"""
@@ -39,6 +49,11 @@ _GITHUB_ALERT = re.compile(r"^(?P<lead>\s*>\s*)\[!(?P<kind>[A-Za-z]+)\]\s*$")
 _IMPORT_ONE = re.compile(r"""^import\s+(?:type\s+)?(?:[\w*{}\s,$]+\s+from\s+)?(["'])[^"']+\1\s*;?\s*$""")
 _IMPORT_OPEN = re.compile(r"^import\s+(?:type\s+)?(?:[\w$]+\s*,\s*)?\{[^}]*$")
 _EXPORT = re.compile(r"^export\s+(?:default\s|const\s|let\s|var\s|function\s|class\s|async\s+function\s|\{)")
+_ICON = re.compile(rf"(?P<pre>[ \t]*)(?<![\w`:]):(?:material|fontawesome|octicons|simple|lucide|twemoji|mdi)-[\w-]+:(?![\w`])"
+                   rf"(?:{ATTR_LIST})?(?P<post>[ \t]*)")
+_MYST_TARGET = re.compile(r"^\s*\([\w.:-]+\)=\s*$")
+_MYST_ROLE = re.compile(r"\{(?P<role>[\w.+:-]+)\}`(?P<body>[^`]{1,300})`")
+_EMPTY_LINK = re.compile(r"(?<!!)\[\s*\](?:\([^()\s]*\)|\[[^\]]*\])")
 _SHORTCODE = re.compile(r"\{\{[<%](?!/\*)\s*(?P<close>/)?\s*(?P<name>[\w./-]+)(?P<args>.*?)\s*[>%]\}\}")
 _SHORTCODE_ESCAPED = re.compile(r"\{\{([<%])/\*(.*?)\*/([>%])\}\}")
 
@@ -56,6 +71,7 @@ def normalize_markup(lines: Numbered) -> Numbered:
     skip_until: re.Pattern[str] | None = None
     depth = 0  # bracket depth of an open multi-line MDX statement
     myst = _Myst()
+    blocks = _Blocks()
     for text, number in lines:
         if myst.consumes(text, in_fence=fences.marker is not None):
             if myst.code:  # "```{code-block} python" became "```python": a fence to follow
@@ -79,6 +95,9 @@ def normalize_markup(lines: Numbered) -> Numbered:
         if fences.feed(text):
             out.append((text, number))
             continue
+        if blocks.consumes(text):
+            out.append((blocks.rewritten, number))
+            continue
         rewritten = _rewrite(text, bodies)
         if isinstance(rewritten, tuple):
             rewritten, skip_until, depth = rewritten
@@ -89,6 +108,8 @@ def normalize_markup(lines: Numbered) -> Numbered:
 def _rewrite(text: str, bodies: list[int]):
     """One line outside fences; opening an admonition or tab pushes its body indent."""
     base = bodies[-1] if bodies else 0
+    if ":" in text and _ICON.search(text):
+        text = outside_code_spans(text, lambda part: _EMPTY_LINK.sub("", _ICON.sub(_drop_icon, part)))
     match = _ADMONITION.match(text)
     if match:
         bodies.append(base + len(match.group("indent")) + 4)
@@ -117,8 +138,10 @@ def _rewrite(text: str, bodies: list[int]):
         if _EXPORT.match(text):
             balance = _bracket_balance(text)
             return "", None, max(0, balance)
-    if _ATTR_LINE.match(text):
+    if _ATTR_LINE.match(text) or _MYST_TARGET.match(text):
         return ""
+    if "}`" in text:
+        text = _MYST_ROLE.sub(lambda m: role_text(m.group("role"), m.group("body")), text)
     if _ATX.match(text):
         text = strip_heading_attrs(text)
     text = _INLINE_ATTRS.sub("", text)
@@ -194,6 +217,56 @@ class _Myst:
         return True
 
 
+class _Blocks:
+    """pymdownx.blocks: ``/// name | argument``, YAML option lines indented below it, ``///``.
+
+    A block's fence closes the innermost open block with the same number of slashes
+    (nesting uses a different number). A ``///`` line with no open block is prose.
+    """
+
+    def __init__(self) -> None:
+        self.open: list[int] = []  # slash counts of the open blocks
+        self.options: int | None = None  # right after a header: its indent (options are 4 deeper)
+        self.rewritten = ""
+
+    def consumes(self, text: str) -> bool:
+        """True when ``text`` is block markup; ``rewritten`` is then what replaces it."""
+        self.rewritten = ""
+        if self.options is not None and _BLOCK_OPTION.match(text) and _indent(text) >= self.options + 4:
+            return True
+        self.options = None
+        if "/" not in text:
+            return False
+        stripped = text.strip()
+        if self.open and set(stripped) == {"/"} and len(stripped) in self.open:
+            del self.open[len(self.open) - 1 - self.open[::-1].index(len(stripped)) :]
+            return True
+        match = _BLOCK_OPEN.match(text)
+        if match is None:
+            return False
+        self.open.append(len(match.group("fence")))
+        self.options = len(match.group("indent"))
+        name = match.group("name").lower()
+        title = " ".join((match.group("arg") or "").split())
+        if name in _BLOCK_STRUCTURAL:
+            return True
+        label = name.replace("-", " ").replace("_", " ").capitalize()
+        if name in _BLOCK_TITLED:
+            label, title = title or label, ""
+        self.rewritten = match.group("indent") + label + ":" + (f" {title}" if title else "")
+        return True
+
+
+_BLOCK_OPEN = re.compile(r"^(?P<indent>\s*)(?P<fence>/{3,})\s*(?P<name>[A-Za-z][\w-]*)\s*(?:\|\s*(?P<arg>.*?))?\s*$")
+_BLOCK_OPTION = re.compile(r"^\s+[\w-]+:(?:\s|$)")
+_BLOCK_STRUCTURAL = {"html", "define", "caption", "figure-caption", "table-caption", "markdown", "div"}
+_BLOCK_TITLED = {"tab", "details", "admonition"}
+
+
+def _indent(text: str) -> int:
+    return len(text) - len(text.lstrip(" "))
+
+
 def _closes(stripped: str, fence: str) -> bool:
     return bool(stripped) and stripped[0] == fence[0] and set(stripped) == {fence[0]} and len(stripped) >= len(fence)
 
@@ -209,6 +282,13 @@ COLON_KINDS = {"note", "tip", "info", "warning", "danger", "caution", "important
                "seealso", "attention", "hint", "error", "example", "question", "quote", "abstract", "summary",
                "bug", "failure", "todo", "admonition", "dropdown", "tab-set", "tab-item", "card", "grid",
                "grid-item", "warn", "secondary", "tldr"}
+
+
+def _drop_icon(match: re.Match[str]) -> str:
+    """The icon and its spacing go; indentation before it and one space between words stay."""
+    if not match.string[: match.start()].strip():
+        return match.group("pre")
+    return " " if match.group("pre") and match.group("post") and match.end() < len(match.string) else ""
 
 
 def _bracket_balance(text: str) -> int:

@@ -6,11 +6,15 @@ Three syntaxes, each on a line of its own:
   the end, ``"f:1:3,7:9"``) or a named section (``"f.py:name"`` between ``--8<-- [start:name]``
   and ``--8<-- [end:name]`` markers), and the block form: ``--8<--`` / one file a line /
   ``--8<--``. A ``;`` before the marker escapes it.
-- ``{* path ln[1:5] hl[2] *}`` (FastAPI's docs): the file as a code block; ``ln[...]``
-  selects lines, ``hl[...]`` (highlighting) is ignored.
-- ``{! path !}`` (mdx_include / markdown-include): the file's text as it is; also
-  ``ln[...]`` and markdown-include's ``{!path!lines=1 3-5}``.
+- ``{* path ln[1:5] hl[2] *}`` (FastAPI's docs, markdown-include-variants): the file as a code
+  block, its newest variant (``tutorial001_an_py310.py`` for ``tutorial001.py``) when there is
+  one; ``ln[...]`` selects lines (``ln[0]``: the whole file, shown as a collapsed preview),
+  ``hl[...]`` (highlighting) is ignored.
+- ``{! path !}`` and ``{!> path !}`` (mdx_include / markdown-include): the file's text as it is; also
+  ``ln[...]``, mdx_include's ``{! path[ln:1-18,21-22] !}`` and markdown-include's
+  ``{!path!lines=1 3-5}``.
 
+Section markers (``--8<-- [start:name]``) never show, whichever syntax included the file.
 Every produced line is tagged with the line number of the directive, so citations point at
 the page that shows the text. A code file included outside a fence is wrapped in one (with
 its language), so its ``#`` comments never become headings. Files are read through
@@ -31,17 +35,23 @@ _SNIPPET = re.compile(r"""^(?P<indent>[ \t]*)(?P<esc>;*)-+8<-+[ \t]+(?P<q>["'])(
 _SNIPPET_FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<esc>;*)-+8<-+\s*$")
 _SECTION_MARK = re.compile(r"-+8<-+\s*\[(?:start|end):[\w-]+\]")
 _CURLY = re.compile(r"^(?P<indent>[ \t]*)\{\*\s*(?P<body>.+?)\s*\*\}\s*$")
-_BANG = re.compile(r"^(?P<indent>[ \t]*)\{!\s*(?P<body>[^!]+?)\s*!(?:\s*lines=(?P<lines>[\d\s-]+))?\}\s*$")
+_BANG = re.compile(r"^(?P<indent>[ \t]*)\{!>?\s*(?P<body>[^!]+?)\s*!(?:\s*lines=(?P<lines>[\d\s-]+))?\}\s*$")
+_MDX_LINES = re.compile(r"\[ln:(?P<spec>[\d\s,-]+)\]$")
 _OPTION = re.compile(r"\s+(?P<name>ln|hl)\[(?P<spec>[^\]]*)\]")
 _FENCE_OPEN = re.compile(r"^\s*(`{3,}|~{3,})")
 _MARKDOWN_SUFFIXES = {".md", ".markdown", ".mdx", ".txt", ".text"}
 
 
 class FenceTracker:
-    """Follows ``` / ~~~ fences line by line (any indentation: admonition bodies are indented)."""
+    """Follows ``` / ~~~ fences line by line (any indentation: admonition bodies are indented).
+
+    As in CommonMark, a closing fence is indented at most three spaces more than its opener,
+    so an indented fence shown inside a fenced example does not close the example.
+    """
 
     def __init__(self) -> None:
         self.marker: str | None = None
+        self.indent = 0
 
     def feed(self, line: str) -> bool:
         """True when ``line`` is inside a fence or is one of its delimiters."""
@@ -50,9 +60,11 @@ class FenceTracker:
             match = _FENCE_OPEN.match(line)
             if match and not (match.group(1)[0] == "`" and "`" in stripped[len(match.group(1)) :]):
                 self.marker = match.group(1)
+                self.indent = len(line) - len(stripped)
                 return True
             return False
-        if stripped.startswith(self.marker) and not stripped.strip().strip(self.marker[0]):
+        if (stripped.startswith(self.marker) and not stripped.strip().strip(self.marker[0])
+                and len(line) - len(stripped) <= self.indent + 3):
             self.marker = None
         return True
 
@@ -134,19 +146,46 @@ def _file(body: str, lines_spec: str | None, indent: str, number: int, in_fence:
     """``{* … *}`` and ``{! … !}``: a path, then optional ``ln[...]``/``hl[...]`` options."""
     options = {m.group("name"): m.group("spec") for m in _OPTION.finditer(" " + body)}
     target = _OPTION.sub("", " " + body).strip().strip("\"'")
+    bracket = _MDX_LINES.search(target)  # mdx_include: {! file[ln:1-18,21-22] !}
+    if bracket:
+        target, lines_spec = target[: bracket.start()].rstrip(), bracket.group("spec")
     try:
-        found, content = _read(includes, target, path, depth)
+        found, content = _read(includes, _preferred_variant(includes, target, path) if as_code else target,
+                               path, depth)
         lines = content.split("\n")
         if lines and lines[-1] == "":
             lines.pop()
-        if options.get("ln"):
+        if options.get("ln") and options["ln"].strip() != "0":  # ln[0]: only the full-file preview
             lines = select_lines(lines, parse_ranges(options["ln"].replace("-", ":"), sep=":"))
         if lines_spec:
             lines = select_lines(lines, parse_ranges(lines_spec, sep="-"))
+        lines = [line for line in lines if not _SECTION_MARK.search(line)]
     except (IncludeRefused, ValueError) as exc:
         includes.refuse(target, number, str(exc))
         return []
     return _place(lines, found, indent, number, in_fence, includes, depth, as_code=as_code)
+
+
+_VERSIONED = re.compile(r"_(?:an|py3\d+)$")
+_NEWEST_FIRST = range(20, 7, -1)  # py320 … py38
+
+
+def _preferred_variant(includes: Includes, target: str, path: Path) -> str:
+    """The file markdown-include-variants shows for ``{* dir/tutorial001.py *}``: the newest
+    ``tutorial001_an_py3NN.py`` (``Annotated``), else ``_an.py``, else the newest ``_py3NN.py``,
+    else the file named. A name that already carries a variant is shown as named."""
+    stem, dot, suffix = target.rpartition(".")
+    if not dot or suffix != "py" or _VERSIONED.search(stem) or includes.context is None:
+        return target
+    names = [*(f"{stem}_an_py3{n}.py" for n in _NEWEST_FIRST), f"{stem}_an.py",
+             *(f"{stem}_py3{n}.py" for n in _NEWEST_FIRST)]
+    for name in names:
+        try:
+            includes.resolve(name, path.parent)
+        except IncludeRefused:
+            continue
+        return name
+    return target
 
 
 def _read(includes: Includes, target: str, path: Path, depth: int) -> tuple[Path, str]:
