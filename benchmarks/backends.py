@@ -3,9 +3,11 @@
     python benchmarks/backends.py parity                          # all of SciFact (docshelf eval per backend)
     python benchmarks/backends.py parity --queries 100 --distractors 400   # a small subset
     python benchmarks/backends.py speed --chunks 100000           # ingest, build, latency, recall
+    python benchmarks/backends.py speed --chunks 1000000 --backends postgres --postgres-url URL --keep   # …then --reuse
     python benchmarks/backends.py keyword --docs 2000             # docshelf's BM25 vs LanceDB's, scores
     python benchmarks/backends.py fuzzy                           # how LanceDB's fuzzy mode expands a word
     python benchmarks/backends.py keyword-ab --ref REV --postgres-url URL --prefix P_   # paired before/after
+    python benchmarks/backends.py versus --embedded-index DIR --postgres-url URL --modes keyword,hybrid   # paired
 
 ``parity`` reuses the embedded SciFact index of ``docshelf eval`` (cached under
 ``$DOCSHELF_EVAL_CACHE``, default ``~/.cache/docshelf/eval``; the newest cached one for the
@@ -327,8 +329,10 @@ def keyword_ab(args) -> None:
     methods = source[source.index("    def _bm25(self"):source.index("    def text_search(")]
     scope = dict(vars(mod))
     exec("class Old:\n" + methods, scope)  # noqa: S102 - the repository's own code at --ref
-    url = f"{args.postgres_url}{'&' if '?' in args.postgres_url else '?'}prefix={args.prefix}"
+    prefix = args.prefix or f"bench{args.chunks}_"
+    url = f"{args.postgres_url}{'&' if '?' in args.postgres_url else '?'}prefix={prefix}"
     new, old = open_store(Path("unused"), 384, url), open_store(Path("unused"), 384, url)
+    server_cpu = server_cpu_clock(new)
     old._bm25 = types.MethodType(scope["Old"]._bm25, old)
     old._bm25_rows = types.MethodType(scope["Old"]._bm25_rows, old)
     queries, qvecs = corpus_module().query_set(100)
@@ -338,20 +342,90 @@ def keyword_ab(args) -> None:
     filters = {"unfiltered": None, "collection 10%": SearchFilters(collections=("c3",))}
     for label, f in filters.items():
         for mode in ("keyword", "hybrid"):
-            ta, tb, same = [], [], 0
+            ta, tb, ca, cb, same = [], [], [], [], 0
             for q in queries:
-                t0 = time.perf_counter()
+                c0, t0 = time.process_time() + server_cpu(), time.perf_counter()
                 a = before.search(q, k=10, mode=mode, filters=f)
-                t1 = time.perf_counter()
+                c1, t1 = time.process_time() + server_cpu(), time.perf_counter()
                 b = after.search(q, k=10, mode=mode, filters=f)
                 tb.append((time.perf_counter() - t1) * 1000)
+                cb.append((time.process_time() + server_cpu() - c1) * 1000)
                 ta.append((t1 - t0) * 1000)
+                ca.append((c1 - c0) * 1000)
                 same += [h.chunk_id for h in a.hits] == [h.chunk_id for h in b.hits]
-            record({"bench": "keyword-ab", "ref": args.ref, "prefix": args.prefix, "filter": label, "mode": mode,
+            record({"bench": "keyword-ab", "ref": args.ref, "prefix": prefix, "filter": label, "mode": mode,
+                    "cpu_ms_p50_before": round(float(np.median(ca)), 1), "cpu_ms_p50_after": round(float(np.median(cb)), 1),
                     "queries": len(queries), "before_p50": round(float(np.median(ta)), 1),
                     "after_p50": round(float(np.median(tb)), 1), "before_p95": round(float(np.percentile(ta, 95)), 1),
                     "after_p95": round(float(np.percentile(tb, 95)), 1),
                     "median_ratio": round(float(np.median(np.array(tb) / np.array(ta))), 2), "same_hits": same})
+
+
+def versus(args) -> None:
+    """The embedded store (``--embedded-index``, a ``corpus.py`` index of ``--chunks`` chunks)
+    against PostgreSQL (``--postgres-url``, tables of the same corpus), each question searched
+    on both alternately through the product's ``Searcher`` (k = 10): wall p50/p95 and CPU p50
+    (PostgreSQL's counts its local server processes too), so load hits both sides alike."""
+    import os
+
+    from docshelf.models import SearchFilters
+    from docshelf.search.engine import Searcher
+    from docshelf.stores import open_store
+
+    corpus = corpus_module()
+    queries, qvecs = corpus.query_set(100)
+    queries, qvecs = queries[: args.speed_queries], qvecs[: args.speed_queries]
+    embedder = corpus.VectorEmbedder(dict(zip(queries, qvecs)))
+    pg = open_store(Path("unused"), 384, f"{args.postgres_url}{'&' if '?' in args.postgres_url else '?'}"
+                                         f"prefix={args.prefix or f'bench{args.chunks}_'}")
+    sides = {"embedded": (Searcher(open_store(args.embedded_index, 384), embedder), lambda: 0.0),
+             "postgres": (Searcher(pg, embedder), server_cpu_clock(pg))}
+    for searcher, _ in sides.values():
+        for q in queries[:5]:
+            searcher.search(q, k=10, mode="hybrid")
+    for label, f in (("unfiltered", None), ("collection 10%", SearchFilters(collections=("c3",)))):
+        for mode in args.modes.split(","):
+            wall: dict[str, list[float]] = {n: [] for n in sides}
+            cpu: dict[str, list[float]] = {n: [] for n in sides}
+            for q in queries:
+                for name, (searcher, server) in sides.items():
+                    c0, t0 = time.process_time() + server(), time.perf_counter()
+                    searcher.search(q, k=10, mode=mode, filters=f)
+                    wall[name].append((time.perf_counter() - t0) * 1000)
+                    cpu[name].append((time.process_time() + server() - c0) * 1000)
+            row = {"bench": "versus", "chunks": args.chunks, "mode": mode, "filter": label, "queries": len(queries),
+                   "load_during": [round(x, 1) for x in os.getloadavg()]}
+            for name in sides:
+                row[name] = {"p50": round(float(np.median(wall[name])), 1), "p95": round(float(np.percentile(wall[name], 95)), 1),
+                             "cpu_p50": round(float(np.median(cpu[name])), 1)}
+            record(row)
+
+
+def server_cpu_clock(store):
+    """Seconds of CPU the PostgreSQL server's processes have used (0 when the server is not a
+    local one this user can read): with the client's own ``process_time``, a search's CPU."""
+    import os
+
+    with store._read() as cur:
+        cur.execute("SELECT current_setting('data_directory')")
+        pidfile = Path(cur.fetchone()[0]) / "postmaster.pid"
+    try:
+        postmaster = int(pidfile.read_text().split()[0])
+    except (OSError, ValueError):
+        return lambda: 0.0
+    tick = os.sysconf("SC_CLK_TCK")
+
+    def used() -> float:
+        total = 0
+        for pid in [postmaster, *map(int, Path(f"/proc/{postmaster}/task/{postmaster}/children").read_text().split())]:
+            try:
+                fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            total += int(fields[11]) + int(fields[12])  # utime, stime
+        return total / tick
+
+    return used
 
 
 # -- speed --------------------------------------------------------------------------------------
@@ -453,10 +527,13 @@ def speed(args) -> None:
     if "postgres" in wanted:
         with postgres(args.postgres_url) as url:
             sep = "&" if "?" in url else "?"
-            store = open_store(Path("unused"), 384, f"{url}{sep}prefix=bench{args.chunks}_")
-            store.reset()
-            speed_one("postgres", store, args.chunks, corpus, queries, qvecs)
-            store.reset()  # leave no big tables behind on a server of your own
+            store = open_store(Path("unused"), 384, f"{url}{sep}prefix={args.prefix or f'bench{args.chunks}_'}")
+            reuse = args.reuse and store.count_chunks() == args.chunks
+            if not reuse:
+                store.reset()
+            speed_one("postgres", store, args.chunks, corpus, queries, qvecs, ingest_too=not reuse)
+            if not args.keep:
+                store.reset()  # leave no big tables behind on a server of your own
             store.close()
     if "qdrant" in wanted:
         url = args.qdrant_url or "qdrant+memory://bench"
@@ -468,7 +545,7 @@ def speed(args) -> None:
 def main() -> None:
     global SCIFACT
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("what", choices=["parity", "speed", "keyword", "fuzzy", "keyword-ab"])
+    parser.add_argument("what", choices=["parity", "speed", "keyword", "fuzzy", "keyword-ab", "versus"])
     parser.add_argument("--backends", default="embedded,postgres,qdrant")
     parser.add_argument("--postgres-url")
     parser.add_argument("--qdrant-url")
@@ -482,15 +559,19 @@ def main() -> None:
     parser.add_argument("--index-dir", type=Path, help="parity over this existing embedded index of the dataset")
     parser.add_argument("--chunks", type=int, default=100_000)
     parser.add_argument("--ref", default="main", help="keyword-ab: the git revision to compare against")
-    parser.add_argument("--prefix", default="bench100000_", help="keyword-ab: the PostgreSQL tables' prefix")
+    parser.add_argument("--prefix", help="speed, keyword-ab: the PostgreSQL tables' prefix (default bench<chunks>_)")
     parser.add_argument("--embedded-index", type=Path,
                         help="speed: time this embedded index of --chunks corpus chunks (benchmarks/corpus.py's) instead of building one")
     parser.add_argument("--docs", type=int, default=2000, help="keyword: this many SciFact abstracts")
+    parser.add_argument("--keep", action="store_true",
+                        help="speed: leave the PostgreSQL tables (bench<chunks>_*) in place for later runs")
+    parser.add_argument("--reuse", action="store_true",
+                        help="speed: time the PostgreSQL tables a --keep run left (when they hold --chunks chunks)")
     parser.add_argument("--speed-queries", type=int, default=100, help="speed: time this many queries (at most 100)")
     parser.add_argument("--scifact", type=Path, default=SCIFACT, help="The BEIR SciFact folder.")
     args = parser.parse_args()
     SCIFACT = args.scifact
-    {"parity": parity, "speed": speed, "keyword": keyword, "fuzzy": fuzzy, "keyword-ab": keyword_ab}[args.what](args)
+    {"parity": parity, "speed": speed, "keyword": keyword, "fuzzy": fuzzy, "keyword-ab": keyword_ab, "versus": versus}[args.what](args)
 
 
 if __name__ == "__main__":

@@ -81,8 +81,56 @@ def test_bulk_load_builds_the_vector_index_once_at_the_end(store):
     assert store.count_chunks() == 61
 
 
+def postings_of(store) -> list[tuple]:
+    """The postings table, and what it must hold: each chunk's term frequencies and length."""
+    with store._read() as cur:
+        cur.execute(f"SELECT term, n, tf, tlen FROM {store._t('postings')} ORDER BY 1, 2")
+        have = cur.fetchall()
+        cur.execute(f"SELECT t.key, c.n, t.value::int, c.tlen FROM {store._t('chunks')} c, jsonb_each(c.tf) t ORDER BY 1, 2")
+        return [have, cur.fetchall()]
+
+
+def test_postings_follow_every_write(store):
+    """Inserts, replacements, deletes and updates of chunks keep ``postings`` equal to the
+    chunks' own term frequencies (statement triggers, so every writer does)."""
+    rng = np.random.default_rng(5)
+    store.replace_documents([doc(f"p{i}.md", [f"alpha beta {i}", f"beta gamma gamma {i}"], rng) for i in range(4)])
+    store.replace_documents([doc("p1.md", ["delta alpha alpha alpha"], rng)])
+    store.delete_documents([("/r", "p2.md")])
+    with store._write() as cur:
+        cur.execute(f"UPDATE {store._t('chunks')} SET tf = '{{\"omega\": 2}}', tlen = 2 WHERE path = 'p3.md'")
+    have, want = postings_of(store)
+    assert have == want
+    assert {(t, tf) for t, _, tf, _ in have} >= {("alpha", 3), ("omega", 2), ("gamma", 2)}
+
+
+def test_schema_1_index_is_migrated_to_postings(store):
+    """An index written by the previous store schema (no postings) gets them on opening."""
+    from docshelf.stores import postgres_store
+
+    rng = np.random.default_rng(6)
+    store.replace_documents([doc(f"m{i}.md", [f"old index words {i}", "more words"], rng) for i in range(3)])
+    before = [(c.id, s) for c, s in store.text_search("words index", 5)]
+    t = store._t
+    with store._write() as cur:
+        cur.execute(f"DROP TABLE {t('postings')}")
+        for fn in ("post_in", "post_out", "post_up"):
+            cur.execute(f"DROP FUNCTION {t(fn)}() CASCADE")
+        cur.execute(f"ALTER TABLE {t('chunks')} DROP COLUMN n")
+        cur.execute(f"UPDATE {t('meta')} SET value = '1' WHERE key = 'store_schema'")
+    again = postgres_store.PostgresStore(f"{store.url}{'&' if '?' in store.url else '?'}prefix={store.prefix}", DIM)
+    try:
+        have, want = postings_of(again)
+        assert have == want and len(have) > 10
+        assert [(c.id, s) for c, s in again.text_search("words index", 5)] == before
+    finally:
+        again.close()
+
+
 def test_pruned_keyword_search_returns_exactly_what_scoring_every_match_returns(store):
-    """Zipf-like vocabulary: common words match most chunks, so the MaxScore pruning skips them."""
+    """Zipf-like vocabulary: common words match most chunks. Both fast paths (MaxScore over the
+    postings index unfiltered, the GIN threshold queries with a filter) must return exactly
+    what scoring every matching row returns, scores to the last bit."""
     rng = np.random.default_rng(3)
     vocab = [f"w{i}" for i in range(300)]
     weights = 1.0 / np.arange(1, 301)
@@ -96,28 +144,36 @@ def test_pruned_keyword_search_returns_exactly_what_scoring_every_match_returns(
     queries = [" ".join(rng.choice(vocab, size=int(rng.integers(2, 7)), p=weights)) for _ in range(40)]
     queries += ["w0 w1 w2 w250", "w299 w0", "w0"]
     seen: list[str] = []
+    scored: list[tuple[int, int]] = []  # postings path: rows scored, rows matching
     passes: list[int] = []
     original = store._bm25_rows
 
     def spy(cur, terms, *rest):
-        seen.append(rest[3])  # the tsquery the scored rows must match
+        required, match, params = rest[3], rest[4], rest[5]
+        if required is None:
+            cur.execute(f"SELECT count(*) FROM {store._t('chunks')} WHERE tsv @@ %s::tsquery", (" | ".join(terms),))
+            scored.append((len(params[0]), cur.fetchone()[0]))
+        else:
+            seen.append(required)  # the tsquery the scored rows must match
         return original(cur, terms, *rest)
 
     few = SearchFilters(paths=tuple(f"z{d}.md" for d in range(0, 60, 10)))  # 30 of 300 chunks
     for filters in (None, SearchFilters(collections=("c1",)), few):
         store.prune_above_matches = 10**9
-        full = [[(c.id, round(s, 9)) for c, s in store.text_search(q, 7, filters)] for q in queries]
+        full = [[(c.id, s) for c, s in store.text_search(q, 7, filters)] for q in queries]
         store.prune_above_matches, store.probe_matches = 0, 5
         store._bm25_rows = spy
         pruned = []
         for q in queries:
             before = len(seen)
-            pruned.append([(c.id, round(s, 9)) for c, s in store.text_search(q, 7, filters)])
+            pruned.append([(c.id, s) for c, s in store.text_search(q, 7, filters)])
             passes.append(len(seen) - before)
         store._bm25_rows = original
         assert pruned == full
         assert sum(len(r) for r in full) > (60 if filters is few else 150)
-    assert any("&" in required for required in seen)  # pruning asked for combinations of terms
+    assert len(scored) == len(queries)  # unfiltered: always the postings path
+    assert sum(n < matching / 2 for n, matching in scored) > 10  # …which scored few of the matching rows
+    assert any("&" in required for required in seen)  # filtered: pruning asked for combinations of terms
     assert max(passes) >= 3  # a filtered probe found too few rows and was widened
 
 

@@ -52,3 +52,57 @@ def test_the_top_hit_cites_the_section_whose_own_heading_the_question_names(shel
     assert (top.path, top.heading_path[-1]) == (page, section), top.heading_path
     # the same page either way (pages keep their places), another section without the rule
     assert before.path == page and before.heading_path[-1] != section, before.heading_path
+
+
+RECAP_PAGE = """# Update Data with the API
+
+Here we add a path operation to update a hero, sending only the fields that change.
+
+## Read the Existing Hero
+
+We read the hero with the id from the path. If there is no such row we raise an
+`HTTPException` with status 404, so the client knows the hero does not exist.
+
+## Get the New Data
+
+The update model has a default value for every field, so `hero.model_dump()` would return
+every field, also the ones the client never sent, with their defaults, and we would overwrite
+the stored values with `None`. To get only the values the client actually sent, call
+`hero.model_dump(exclude_unset=True)`: fields left unset are not in the dictionary.
+
+```python
+hero_data = hero.model_dump(exclude_unset=True)
+db_hero.sqlmodel_update(hero_data)
+```
+
+## Update the Hero in the Database
+
+With that dictionary we update the stored object, add it to the session, commit and refresh it.
+
+## Recap
+
+Using `.model_dump(exclude_unset=True)` we can update data correctly, even in the edge cases.
+"""
+
+
+def test_a_pages_recap_is_cited_after_the_section_it_sums_up(tmp_path):
+    """A one-line ``Recap`` that repeats the pasted identifier took the citation from the
+    section that explains it (set F, FastAPI-style tutorial pages); ``summary_penalty`` gives
+    it back, and the page keeps its score either way."""
+    from docshelf.config import Settings
+    from docshelf.search.engine import Searcher
+    from docshelf.service import Docshelf
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "update.md").write_text(RECAP_PAGE, encoding="utf-8")
+    shelf = Docshelf(Settings(index_dir=tmp_path / "index"))
+    assert shelf.index([docs]).failed == {}
+    searcher = shelf.searcher
+    off = replace(searcher.options, fusion=replace(searcher.options.fusion, summary_penalty=0.0))
+    without = Searcher(searcher.store, searcher.embedder, off)
+    query = "model_dump exclude_unset"
+    top = searcher.search(query).hits[0]
+    before = without.search(query).hits[0]
+    assert before.heading_path[-1] == "Recap", before.heading_path
+    assert top.heading_path[-1] == "Get the New Data", top.heading_path

@@ -246,3 +246,23 @@ def test_named_sections_first_trades_scores_within_a_page_only():
     assert named_sections_first(ranked, page, share, 0.0, 0.3) == ranked
     # a weight too small to make up the gap leaves the order alone
     assert named_sections_first(ranked, page, share, 0.2, 0.1) == ranked
+
+
+def test_a_pages_recap_ranks_after_the_sections_it_sums_up():
+    from docshelf.search.fuse import is_summary_heading, named_sections_first
+
+    assert is_summary_heading(("Update Data with FastAPI", "Recap"))
+    assert is_summary_heading(("Automatic IDs", "Review All the Code"))
+    assert is_summary_heading(("Guide", "In summary"))
+    assert not is_summary_heading(("Update Data with FastAPI", "Review the Result"))
+    assert not is_summary_heading(())
+    ranked = [("recap", 0.99), ("other", 0.95), ("explains", 0.90), ("far", 0.70)]
+    page = {"recap": "update.md", "explains": "update.md", "far": "update.md", "other": "x.md"}
+    summary = {"recap": True, "explains": False, "far": False, "other": False}.__getitem__
+    share = {"recap": 0.0, "explains": 0.0, "far": 0.0, "other": 0.0}.__getitem__
+    # the recap (0.99 × 0.7) drops below the section within 20 % of it, which takes the page's best
+    # score; the section 29 % below and the other page stay where they were
+    assert named_sections_first(ranked, page, share, 0.2, 0.3, summary, 0.3) == [
+        ("explains", 0.99), ("other", 0.95), ("recap", 0.90), ("far", 0.70)]
+    assert named_sections_first(ranked, page, share, 0.2, 0.3, summary, 0.0) == ranked
+    assert named_sections_first(ranked, page, share, 0.2, 0.0, summary, 0.0) == ranked

@@ -39,7 +39,7 @@ from .calibrate import CalibrationParams, Calibrator, QueryEvidence, capped, con
 from .calibration_memo import CalibrationMemo
 from .diversity import Group, diversify
 from .fuse import (FusionParams, bm25_to_unit, cosine_to_unit, exact_bonus, fuse_hybrid, heading_share, is_changelog,
-                   named_sections_first, short_prior, within_page_ties)
+                   is_summary_heading, named_sections_first, short_prior, within_page_ties)
 from .highlight import after_no, highlight_spans, term_stems
 from .rerank import Reranker
 from .typos import ProbeMemo, TypoParams, correct, corrected_query
@@ -305,11 +305,13 @@ class Searcher:
         pages = {i: (chunks[i].root, chunks[i].path) for i in fused}
         if params.section_band > 0:  # near ties within a page: the section holding most query words first
             ranked = within_page_ties(ranked, pages, lex, params.section_band)
-        if params.heading_band > 0 and params.heading_weight > 0:  # then the section whose own heading the query names
+        if params.heading_band > 0 and (params.heading_weight > 0 or params.summary_penalty > 0):
+            # then the section whose own heading the query names, and a page's recap after what it sums up
             stems = term_stems(corrected_query(query, fixes) if fixes else query)
             ranked = named_sections_first(
                 ranked, pages, lambda i: heading_share(stems, chunks[i].title, chunks[i].heading_path),
                 params.heading_band, params.heading_weight,
+                lambda i: is_summary_heading(chunks[i].heading_path), params.summary_penalty,
             )
         return [(chunks[cid], score) for cid, score in ranked]
 

@@ -74,6 +74,12 @@ class FusionParams:
     # changes (sets A, C, D, E: benchmarks/README.md).
     heading_band: float = 0.2
     heading_weight: float = 0.3
+    # Summary sections ("Recap", "Summary", "Review All the Code": ``is_summary_heading``) repeat
+    # the page's key words and code in a line or a whole program, and took the citation from the
+    # section that explains (set F, benchmarks/README.md). Among a page's chunks within
+    # heading_band of its best they rank as if scored (1 - summary_penalty); the page keeps its
+    # best score and its place, as above.
+    summary_penalty: float = 0.3
     # Change logs (``changes``, ``changelog``, ``history``, ``release-notes``, ``upgrading``,
     # ``migrating``, ``whatsnew``…, by file name) rank as if scored (1 - changelog_penalty):
     # they name every identifier and feature again, in a line about what changed, and took the
@@ -293,14 +299,29 @@ def heading_share(stems: Sequence[str], title: str, heading_path: tuple[str, ...
     return sum(1 for w in words if any(w.startswith(s) or s.startswith(_stem(w)) for s in stems)) / len(words)
 
 
+_SUMMARY = re.compile(
+    r"(?:(?:a |in |quick )?(?:recap|summary|conclusions?|wrap(?:ping)?[- ]up|tl;?dr)"
+    r"|review (?:all )?(?:of )?the (?:full |whole |complete )?code)[\s.!:]*"
+)
+
+
+@lru_cache(maxsize=8192)  # once per section
+def is_summary_heading(heading_path: tuple[str, ...]) -> bool:
+    """Whether a section is a page's recap (its own heading ``Recap``, ``Summary``, ``Review All
+    the Code``…): it repeats what the sections before it explain."""
+    return bool(heading_path) and _SUMMARY.fullmatch(heading_path[-1].strip().lower()) is not None
+
+
 def named_sections_first(
     ranked: Sequence[tuple[Hashable, float]], page: Mapping[Hashable, Hashable], share: Callable[[Hashable], float],
-    band: float, weight: float,
+    band: float, weight: float, summary: Callable[[Hashable], bool] | None = None, summary_penalty: float = 0.0,
 ) -> list[tuple[Hashable, float]]:
     """``ranked`` (best first) with each page's chunks scored within ``band`` of the page's best
-    (relative) reordered by score × (1 + ``weight`` × ``share``); they trade scores among
-    themselves, so every page keeps its best score and its place."""
-    if band <= 0 or weight <= 0:
+    (relative) reordered by score × (1 + ``weight`` × ``share``), × (1 - ``summary_penalty``)
+    for a ``summary`` section; they trade scores among themselves, so every page keeps its best
+    score and its place."""
+    keep = 1.0 - summary_penalty if summary is not None and summary_penalty > 0 else 1.0
+    if band <= 0 or (weight <= 0 and keep >= 1.0):
         return list(ranked)
     best: dict[Hashable, float] = {}
     for key, score in ranked:
@@ -312,6 +333,7 @@ def named_sections_first(
     out = dict(ranked)
     for members in near.values():
         if len(members) > 1:
-            order = sorted(members, key=lambda m: -m[1] * (1.0 + weight * share(m[0])))
+            order = sorted(members, key=lambda m: -m[1] * (1.0 + weight * share(m[0]))
+                           * (keep if keep < 1.0 and summary(m[0]) else 1.0))
             out.update((key, score) for (key, _), (_, score) in zip(order, members, strict=True))
     return sorted(out.items(), key=lambda kv: -kv[1])

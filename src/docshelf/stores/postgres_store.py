@@ -3,13 +3,16 @@
 Tables (prefix ``docshelf_`` by default, ``?prefix=name_`` in the URL for several indexes in
 one database): ``chunks`` (one row a chunk: the filter fields in their own indexed columns,
 an HNSW index on the vector, a ``tsvector`` with a GIN index for keyword matching, term
-frequencies for BM25), ``documents`` (records as JSONB), ``terms`` (document frequency of
-every index term, trigram-indexed for fuzzy mode), ``stats`` (chunk and term totals) and
-``meta`` (the manifest and the store schema version). ``terms`` and ``stats`` are kept by
+frequencies for BM25), ``postings`` (one index entry a term and chunk: term frequency and
+chunk length), ``documents`` (records as JSONB), ``terms`` (document frequency of every index
+term, trigram-indexed for fuzzy mode), ``stats`` (chunk and term totals) and ``meta`` (the
+manifest and the store schema version). ``postings``, ``terms`` and ``stats`` are kept by
 statement triggers, so any writer (the indexer, ``docshelf migrate``) keeps them right.
 
 Keyword scores are BM25 computed in SQL from those statistics with the analyser in
 ``lexical.py`` (Postgres's ``ts_rank`` is not BM25): hybrid fusion gets the scale it expects.
+Unfiltered keyword search reads the postings index first and only a few hundred chunk rows
+(``_bm25_postings``); filtered, the GIN index narrows the rows (``_bm25``).
 Every filter is a parameterised predicate in the same query as the ranking (before top-k);
 filtered vector queries use ``hnsw.iterative_scan`` and fall back to an exact scan when the
 index still returns fewer than k rows. A document's replacement is one transaction.
@@ -34,6 +37,7 @@ from ..analysis import searchable_text
 from ..errors import ConfigError, InvalidQuery, StoreError
 from ..models import Chunk, DocumentRecord, SearchFilters
 from . import lexical, pg_copy
+from .pg_schema import migrations as _migrations
 from .pg_sql import filter_sql
 from .pg_sql import tsquery as _tsquery
 from .pg_sql import tsquery_above
@@ -44,11 +48,14 @@ from .records import doc_key, field_tokens, from_dict, to_dict
 
 log = logging.getLogger(__name__)
 
-STORE_SCHEMA = 1  # bump with a new entry in _MIGRATIONS
+STORE_SCHEMA = 2  # bump with a new step in pg_schema.migrations
 PRUNE_ABOVE_MATCHES = 2000  # keyword search scores every match below this many (term occurrences)
 PROBE_MATCHES = 200  # the rarest terms probed first cover at least this many rows (when they can)…
+SKIP_SHARE = 0.5  # the commonest terms skipped weigh at most this share of the floor (room left to drop rows)
+FLOAT_SLACK = 1e-9  # bounds compared with this relative margin: partial sums add in another order
 PROBE_PER_HIT = 5  # …and this many per hit asked for (the k-th best of them sets the floor)
-HNSW_BUILD_MEMORY = "512MB"  # maintenance_work_mem for a bulk HNSW build (100k × 384-d needs ~200 MB)
+HNSW_BUILD_MEMORY_MB = (512, 4096)  # maintenance_work_mem for a bulk HNSW build: at least, at most
+HNSW_BYTES_PER_ROW = 800  # pgvector's graph beside each 4·d-byte vector (m = 16), with some slack
 _PREFIX = re.compile(r"^[a-z_][a-z0-9_]{0,30}$")
 _CHUNK_COLUMNS = (
     "id, doc_key, root, path, collection, doc_type, title, heading_path, chunk_index, text, embed_text, "
@@ -60,57 +67,6 @@ _COLS = (
 )
 _QUALIFIED_COLS = ", ".join(f"c.{name.strip()}" for name in _COLS.split(","))
 _TF_OF_ROW = "c.tf || '{}'::jsonb"  # decompressed once a row (then one lookup a term), not once a term
-
-
-def _migrations(p: str, dim: int) -> list[str]:
-    """Schema steps in order; ``meta.store_schema`` says how many have run."""
-    v1 = f"""
-    CREATE TABLE {p}chunks (
-        id text PRIMARY KEY, doc_key text NOT NULL, root text NOT NULL, path text NOT NULL,
-        collection text NOT NULL, doc_type text NOT NULL, title text NOT NULL DEFAULT '',
-        heading_path text[] NOT NULL DEFAULT '{{}}', chunk_index int NOT NULL, text text NOT NULL,
-        embed_text text NOT NULL, page int, start_line int, end_line int, tags text[] NOT NULL DEFAULT '{{}}',
-        date text, fields text[] NOT NULL DEFAULT '{{}}', metadata jsonb NOT NULL DEFAULT '{{}}',
-        overlap int NOT NULL DEFAULT 0, tsv tsvector NOT NULL, tf jsonb NOT NULL, tlen int NOT NULL,
-        embedding vector({dim}) NOT NULL);
-    CREATE INDEX {p}chunks_doc ON {p}chunks (doc_key, chunk_index);
-    CREATE INDEX {p}chunks_collection ON {p}chunks (collection);
-    CREATE INDEX {p}chunks_doc_type ON {p}chunks (doc_type);
-    CREATE INDEX {p}chunks_date ON {p}chunks (date);
-    CREATE INDEX {p}chunks_path ON {p}chunks (path text_pattern_ops);
-    CREATE INDEX {p}chunks_tags ON {p}chunks USING gin (tags);
-    CREATE INDEX {p}chunks_fields ON {p}chunks USING gin (fields);
-    CREATE INDEX {p}chunks_tsv ON {p}chunks USING gin (tsv);
-    CREATE INDEX {p}chunks_embedding ON {p}chunks USING hnsw (embedding vector_cosine_ops);
-    CREATE TABLE {p}documents (doc_key text PRIMARY KEY, root text NOT NULL, path text NOT NULL, record jsonb NOT NULL);
-    CREATE TABLE {p}terms (term text PRIMARY KEY, df int NOT NULL);
-    CREATE INDEX {p}terms_trgm ON {p}terms USING gin (term gin_trgm_ops);
-    CREATE TABLE {p}stats (id int PRIMARY KEY, chunks bigint NOT NULL, terms bigint NOT NULL);
-    INSERT INTO {p}stats VALUES (1, 0, 0);
-    CREATE FUNCTION {p}count_in() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
-        INSERT INTO {p}terms (term, df) SELECT t, count(*) FROM new_rows, jsonb_object_keys(new_rows.tf) t GROUP BY t
-            ON CONFLICT (term) DO UPDATE SET df = {p}terms.df + EXCLUDED.df;
-        UPDATE {p}stats SET chunks = chunks + n, terms = terms + l
-            FROM (SELECT count(*) n, coalesce(sum(tlen), 0) l FROM new_rows) s;
-        RETURN NULL; END $$;
-    CREATE FUNCTION {p}count_out() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
-        WITH gone AS (SELECT t, count(*) n FROM old_rows, jsonb_object_keys(old_rows.tf) t GROUP BY t),
-             upd AS (UPDATE {p}terms SET df = {p}terms.df - gone.n FROM gone WHERE {p}terms.term = gone.t
-                     RETURNING {p}terms.term, {p}terms.df)
-        DELETE FROM {p}terms WHERE term IN (SELECT term FROM upd WHERE df <= 0);
-        UPDATE {p}stats SET chunks = chunks - n, terms = terms - l
-            FROM (SELECT count(*) n, coalesce(sum(tlen), 0) l FROM old_rows) s;
-        RETURN NULL; END $$;
-    CREATE TRIGGER {p}chunks_in AFTER INSERT ON {p}chunks REFERENCING NEW TABLE AS new_rows
-        FOR EACH STATEMENT EXECUTE FUNCTION {p}count_in();
-    CREATE TRIGGER {p}chunks_out AFTER DELETE ON {p}chunks REFERENCING OLD TABLE AS old_rows
-        FOR EACH STATEMENT EXECUTE FUNCTION {p}count_out();
-    CREATE TRIGGER {p}chunks_up_out AFTER UPDATE ON {p}chunks REFERENCING OLD TABLE AS old_rows
-        FOR EACH STATEMENT EXECUTE FUNCTION {p}count_out();
-    CREATE TRIGGER {p}chunks_up_in AFTER UPDATE ON {p}chunks REFERENCING NEW TABLE AS new_rows
-        FOR EACH STATEMENT EXECUTE FUNCTION {p}count_in();
-    """
-    return [v1]
 
 
 def parse_url(url: str) -> tuple[str, str]:
@@ -128,6 +84,7 @@ class PostgresStore:
     name = "postgres"
     prune_above_matches = PRUNE_ABOVE_MATCHES
     probe_matches = PROBE_MATCHES
+    skip_share = SKIP_SHARE
 
     def __init__(self, url: str, dimensions: int, *, read_url: str | None = None, pool_size: int = 4) -> None:
         try:
@@ -371,7 +328,8 @@ class PostgresStore:
         return terms, weights, [found[t] for t in terms], lexical.K1 * (1 - lexical.B), lexical.K1 * lexical.B / max(avgdl, 1e-9)
 
     def _bm25(self, cur, weighted: dict[str, float], match: str, params: list[Any], k: int, prune: bool = True) -> list[tuple]:
-        """The top ``k`` rows matching ``match`` by BM25 (see ``lexical``).
+        """The top ``k`` rows matching ``match`` by BM25 (see ``lexical``); unfiltered, through
+        ``_bm25_postings``, which reads far fewer rows.
 
         Scoring every row that holds any query term grows with the corpus (a common word
         matches most chunks, and scoring costs a JSONB lookup per row and term), so this
@@ -384,6 +342,8 @@ class PostgresStore:
             return []
         if not prune or sum(dfs) <= self.prune_above_matches:
             return self._bm25_rows(cur, terms, weights, base, per_len, _tsquery(terms), match, params, k)
+        if match == "TRUE":
+            return self._bm25_postings(cur, terms, weights, dfs, base, per_len, k)
         rare_first = [terms[i] for i in sorted(range(len(terms)), key=lambda i: (-weights[i], terms[i]))]
         df = dict(zip(terms, dfs, strict=True))
         target = max(self.probe_matches, PROBE_PER_HIT * k)
@@ -411,10 +371,10 @@ class PostgresStore:
     def _bm25_rows(self, cur, terms, weights, base, per_len, required: str, match, params, k) -> list[tuple]:
         """BM25 over ``terms`` of the rows matching the tsquery ``required`` (found through the
         GIN index: the planner's row estimates for OR-ed terms often pick a scan of the whole
-        table). Each row's term frequencies are read with one JSONB lookup a term, and only
+        table; ``None``: the rows ``match`` names, found through its own index). Each row's term frequencies are read with one JSONB lookup a term, and only
         ids and scores are ranked: the k best rows' columns are fetched afterwards (ranking
         whole rows copied every candidate's text into the sort)."""
-        lookups = ", ".join(f"coalesce((d.tf ->> %s)::float8, 0) AS t{i}" for i in range(len(terms)))
+        lookups = ", ".join(f"coalesce((d.tf -> %s)::float8, 0) AS t{i}" for i in range(len(terms)))
         score = " + ".join(f"%s * x.t{i} / (x.t{i} + %s + %s * c.tlen)" for i in range(len(terms)))
         score_args: list[Any] = []
         for w in weights:
@@ -423,14 +383,65 @@ class PostgresStore:
         sql = (
             f"WITH top AS MATERIALIZED (SELECT c.id, {score} AS score FROM {chunks} c "
             f"CROSS JOIN LATERAL (SELECT {_TF_OF_ROW} AS tf OFFSET 0) d "
-            f"CROSS JOIN LATERAL (SELECT {lookups} OFFSET 0) x WHERE c.tsv @@ %s::tsquery AND {match} "
+            f"CROSS JOIN LATERAL (SELECT {lookups} OFFSET 0) x WHERE {'TRUE' if required is None else 'c.tsv @@ %s::tsquery'} AND {match} "
             "ORDER BY score DESC, c.id LIMIT %s) "
             f"SELECT {_QUALIFIED_COLS}, top.score FROM top JOIN {chunks} c ON c.id = top.id ORDER BY top.score DESC, c.id"
         )
         # JIT compiling the long scoring expression costs more than it saves at any size here
-        cur.execute("SELECT set_config('enable_seqscan', 'off', true), set_config('jit', 'off', true)")
-        cur.execute(sql, [*score_args, *terms, required, *params, k])
+        # (Memoize would hash every row's decompressed term frequencies, for no hits)
+        cur.execute("SELECT set_config('enable_seqscan', 'off', true), set_config('jit', 'off', true), "
+                    "set_config('enable_memoize', 'off', true)")
+        cur.execute(sql, [*score_args, *terms, *([] if required is None else [required]), *params, k])
         return cur.fetchall()
+
+    def _partial_sums(self, terms: Sequence[str], weights: Sequence[float], base: float, per_len: float) -> tuple[str, list]:
+        """Per chunk, BM25 summed over some query terms, from the ``postings`` index alone: one
+        index-only scan a term (each in chunk order), merged and summed chunk by chunk (no hash
+        table); no chunk row is read. The sums are bounds only, so their addition order is free."""
+        one = f"SELECT n, %s * tf::float8 / (tf + %s + %s * tlen) AS s FROM {self._t('postings')} WHERE term = %s"
+        args: list[Any] = []
+        for t, w in zip(terms, weights, strict=True):
+            args += [w, base, per_len, t]
+        union = " UNION ALL ".join(f"({one} ORDER BY n)" for _ in terms)
+        return f"SELECT n, sum(s) AS part FROM ({union}) u GROUP BY n", args
+
+    def _bm25_postings(self, cur, terms, weights, dfs, base, per_len, k: int) -> list[tuple]:
+        """Unfiltered top ``k`` by BM25, MaxScore over the ``postings`` index: (1) the rarest
+        terms' partial sums give a floor ``θ`` (the k-th best partial sum: every full score is at
+        least its partial sum); (2) the commonest terms whose weights add up to at most ``θ``
+        cannot lift a row holding none of the others to ``θ`` (a term adds less than its weight),
+        so only the other ("essential") terms' postings are summed; (3) a row whose essential
+        sum plus those weights stays below the floor is dropped; (4) the few rows left are
+        scored exactly by ``_bm25_rows`` (same arithmetic as every other path). Only index
+        entries are read until step 4, which reads a few hundred rows instead of thousands."""
+        order = sorted(range(len(terms)), key=lambda i: (-weights[i], terms[i]))
+        probe, covered = [], 0
+        for i in order:
+            if probe and covered >= max(self.probe_matches, PROBE_PER_HIT * k):
+                break
+            probe.append(i)
+            covered += dfs[i]
+        cur.execute("SELECT set_config('enable_seqscan', 'off', true), set_config('jit', 'off', true), "
+                    "set_config('max_parallel_workers_per_gather', '0', true), set_config('enable_hashagg', 'off', true)")
+        partial, args = self._partial_sums([terms[i] for i in probe], [weights[i] for i in probe], base, per_len)
+        cur.execute(f"SELECT part FROM ({partial}) s ORDER BY part DESC OFFSET %s LIMIT 1", [*args, k - 1])
+        row = cur.fetchone()
+        theta = float(row[0]) * (1 - FLOAT_SLACK) if row else 0.0
+        essential, rest = list(order), 0.0
+        while len(essential) > 1 and rest + weights[essential[-1]] <= self.skip_share * theta:
+            rest += weights[essential.pop()]
+        partial, args = self._partial_sums([terms[i] for i in essential], [weights[i] for i in essential], base, per_len)
+        cur.execute(
+            f"WITH e AS MATERIALIZED ({partial}), "
+            "floor AS (SELECT greatest(%s, coalesce((SELECT part FROM e ORDER BY part DESC OFFSET %s LIMIT 1), 0)"
+            " * (1 - %s)) AS theta) "
+            "SELECT n FROM e WHERE part + %s >= (SELECT theta FROM floor)",
+            [*args, theta, k - 1, FLOAT_SLACK, rest * (1 + FLOAT_SLACK)],
+        )
+        candidates = [r[0] for r in cur.fetchall()]
+        if not candidates:
+            return []
+        return self._bm25_rows(cur, terms, weights, base, per_len, None, "c.n = ANY(%s)", [candidates], k)
 
     def text_search(
         self, query: str, k: int, filters: SearchFilters | None = None, fuzziness: int | None = 0
@@ -537,6 +548,17 @@ class PostgresStore:
     def refresh(self) -> None:
         """Nothing to do: every read sees the last committed writes."""
 
+    def _hnsw_build_memory_mb(self, conn) -> int:
+        """``maintenance_work_mem`` for building the HNSW index over the rows there are now: the
+        whole graph (vectors and neighbour lists) in memory, since pgvector builds several times
+        slower once it spills; never below what the server is already set to (an operator's
+        choice wins), and capped so a 1M-row build does not take the machine's memory."""
+        have = conn.execute("SELECT setting::bigint * 1024 FROM pg_settings WHERE name = 'maintenance_work_mem'").fetchone()[0]
+        n = self.count_chunks()
+        need = n * (4 * self.dimensions + HNSW_BYTES_PER_ROW) // 2**20
+        low, high = HNSW_BUILD_MEMORY_MB
+        return max(int(have) // 2**20, min(max(need, low), high))
+
     def optimize(self) -> None:
         """Build the HNSW index if a bulk load dropped it, and refresh the planner's statistics."""
         import psycopg
@@ -544,12 +566,13 @@ class PostgresStore:
         try:
             with self._pool.connection() as conn:
                 conn.autocommit = True
-                conn.execute(f"SET maintenance_work_mem = '{HNSW_BUILD_MEMORY}'")
+                conn.execute(f"SET maintenance_work_mem = '{self._hnsw_build_memory_mb(conn)}MB'")
                 conn.execute(
                     f"CREATE INDEX IF NOT EXISTS {self._t('chunks_embedding')} "
                     f"ON {self._t('chunks')} USING hnsw (embedding vector_cosine_ops)"
                 )
                 conn.execute("RESET maintenance_work_mem")
+                conn.execute(f"VACUUM (ANALYZE) {self._t('postings')}")  # index-only scans need the visibility map
                 for table in ("chunks", "documents", "terms"):
                     conn.execute(f"ANALYZE {self._t(table)}")
                 conn.autocommit = False
@@ -560,10 +583,10 @@ class PostgresStore:
         """Drop every docshelf table of this prefix and create them again (``index --force``)."""
         with self._write() as cur:
             cur.execute("SELECT pg_advisory_xact_lock(%s)", (self._lock_key("schema"),))
-            for table in ("chunks", "documents", "terms", "stats", "meta"):
+            for table in ("chunks", "postings", "documents", "terms", "stats", "meta"):
                 cur.execute(f"DROP TABLE IF EXISTS {self._t(table)} CASCADE")
-            cur.execute(f"DROP FUNCTION IF EXISTS {self._t('count_in')}() CASCADE")
-            cur.execute(f"DROP FUNCTION IF EXISTS {self._t('count_out')}() CASCADE")
+            for function in ("count_in", "count_out", "post_in", "post_out", "post_up"):
+                cur.execute(f"DROP FUNCTION IF EXISTS {self._t(function)}() CASCADE")
         self._migrate()
 
 
