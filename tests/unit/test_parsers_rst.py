@@ -161,6 +161,25 @@ def test_autodoc_directives_keep_the_qualified_names_they_document(tmp_path: Pat
     ]
 
 
+def test_python_objects_are_headed_as_sphinx_heads_them(tmp_path: Path) -> None:
+    doc = parse(tmp_path / "api.rst", (
+        "API\n===\n\n"
+        ".. currentmodule:: flask\n\n"
+        ".. class:: Blueprint(name, import_name)\n\n"
+        "   .. method:: register(app)\n\n"
+        "      Called by the app.\n\n"
+        ".. data:: g\n\n"
+        "   A namespace object.\n\n"
+        ".. py:function:: url_for(endpoint)\n\n"
+        ".. option:: --debug\n\n"
+        ".. c:function:: int main(void)\n"
+    ))
+    assert [b.text for b in doc.blocks[1:]] == [
+        "class flask.Blueprint(name, import_name)", "register(app)", "Called by the app.",
+        "flask.g", "A namespace object.", "flask.url_for(endpoint)", "--debug", "int main(void)",
+    ]
+
+
 def test_lists_tables_and_definitions(tmp_path: Path) -> None:
     doc = parse(tmp_path / "lists.rst", (
         "- first item\n  continued\n- second :option:`--all`\n\n"

@@ -59,6 +59,8 @@ DROP_DIRECTIVES = {"toctree", "index", "highlight", "currentmodule", "module", "
                    "footbibliography", "spelling:word-list", "mermaid", "uml", "plot", "jinja", "tags",
                    "py:module", "py:currentmodule", "c:namespace", "cpp:namespace", "js:module"}
 _AUTODOC = re.compile(r"^auto\w*$")
+_PY_OBJECTS = {"function", "class", "exception", "data", "decorator", "method", "attribute", "property",
+               "classmethod", "staticmethod", "decoratormethod"}
 _AUTODOC_PREFIX = {"class": "class ", "exception": "exception ", "decorator": "@", "module": "module "}
 # Directives whose argument is a title above the content.
 TITLED = {"admonition", "topic", "sidebar", "dropdown", "tab", "tab-item", "group-tab", "card",
@@ -374,7 +376,12 @@ class _Reader:
                     out.append(self._block("paragraph", self._inline(options["caption"]) + ":", lines[: at + 1]))
                 out.append(self._block("code", _fence(code, language if base != "console" else "console"), lines))
             return
-        inner = self.body(content)
+        python_object = base in _PY_OBJECTS and name.split(":")[0] in (base, "py")
+        self.objects += python_object
+        try:
+            inner = self.body(content)
+        finally:
+            self.objects -= python_object
         if base in ADMONITIONS:
             label = ADMONITIONS[base]
             if base.startswith(("version", "deprecated")):  # the version, then an optional explanation
@@ -393,10 +400,18 @@ class _Reader:
             return
         # Anything else (function, class, method, option, envvar, confval, custom objects):
         # its argument is a signature or a name, shown above its content.
-        signature = "\n".join(arg_lines).strip()
-        if signature:
-            out.append(self._block("paragraph", signature, lines[: 1 + max(0, len(arg_lines) - 1)]))
+        signatures = [self._qualified(base, line.strip()) if python_object else line.strip()
+                      for line in arg_lines if line.strip()]
+        if signatures:
+            out.append(self._block("paragraph", "\n".join(signatures), lines[: 1 + max(0, len(arg_lines) - 1)]))
         out.extend(inner)
+
+    def _qualified(self, kind: str, name: str) -> str:
+        """``name`` as Sphinx heads a Python object: module-qualified at the top level
+        (``.. module:: flask`` + ``Flask`` → ``class flask.Flask``), as written when nested."""
+        if self.module and not self.objects and kind != "module" and not name.startswith(self.module + "."):
+            name = f"{self.module}.{name}"
+        return f"{_AUTODOC_PREFIX.get(kind, '')}{name}"
 
     def _autodoc(self, base: str, arg_lines: list[str], options: dict[str, str], lines: Numbered,
                  content: Numbered, out: list[Block]) -> None:
@@ -407,13 +422,7 @@ class _Reader:
         if not names:
             out.extend(self.body(content))
             return
-        kind = base[4:]
-        shown = []
-        for name in names:
-            if self.module and not self.objects and kind != "module" and not name.startswith(self.module + "."):
-                name = f"{self.module}.{name}"
-            shown.append(f"{_AUTODOC_PREFIX.get(kind, '')}{name}")
-        text = "\n".join(shown)
+        text = "\n".join(self._qualified(base[4:], name) for name in names)
         members = " ".join(options.get("members", "").replace(",", " ").split())
         if members:
             text += "\nMembers: " + ", ".join(members.split())
