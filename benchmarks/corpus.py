@@ -430,6 +430,12 @@ def cached_index(n_chunks: int, seed: int = 1, progress: bool = True, variant: s
     CACHE.mkdir(parents=True, exist_ok=True)
     with open(CACHE / f".{folder.name}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
+        if (folder / "built.json").exists() and not (folder / "docs").exists():
+            # An upgraded build shares its older build's docs/ through a link (its index records
+            # that folder as the root); with the older build deleted, the link dangles and a
+            # re-index would see a missing root: build again.
+            print(f"{folder}/docs is gone (its older build was deleted); rebuilding", file=sys.stderr, flush=True)
+            (folder / "built.json").unlink()
         if not (folder / "built.json").exists():
             older = _older_build(n_chunks, seed, variant)
             if older is not None and _upgrade(older, folder, progress):
@@ -473,7 +479,8 @@ def _upgrade(older: Path, folder: Path, progress: bool) -> bool:
     """Bring an older build up to this store's indexes with its own ``optimize`` (what a user's
     index goes through after an upgrade), instead of writing every chunk again (half an hour
     at 100k chunks on a busy 2-core machine). It works on a copy of the older ``index/`` (other
-    runs may be reading the older build); ``docs/`` is shared through a link (never written)."""
+    runs may be reading the older build); ``docs/`` is shared through a link (never written), so
+    deleting the older build invalidates this one (``cached_index`` then builds it again)."""
     from docshelf.config import Settings
     from docshelf.service import Docshelf
 
