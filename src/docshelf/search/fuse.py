@@ -241,18 +241,28 @@ def within_page_ties(
     every page keeps its best score and its place."""
     if band <= 0:
         return list(ranked)
+    return reorder_near_page_best(ranked, page, band, lambda key, score: (-lexical.get(key, 0.0), -score))
+
+
+def reorder_near_page_best(
+    ranked: Sequence[tuple[Hashable, float]], page: Mapping[Hashable, Hashable], band: float,
+    order: Callable[[Hashable, float], object],
+) -> list[tuple[Hashable, float]]:
+    """``ranked`` (best first) with each page's chunks scored within ``band`` (relative) of the
+    page's best sorted by ``order(key, score)`` (ascending), trading scores among themselves:
+    every page keeps its best score and its place, only which of its chunks comes first changes."""
     best: dict[Hashable, float] = {}
     for key, score in ranked:
         best.setdefault(page[key], score)
-    ties: dict[Hashable, list[tuple[Hashable, float]]] = {}
+    near: dict[Hashable, list[tuple[Hashable, float]]] = {}
     for key, score in ranked:
         if score >= (1.0 - band) * best[page[key]]:
-            ties.setdefault(page[key], []).append((key, score))
+            near.setdefault(page[key], []).append((key, score))
     out = dict(ranked)
-    for members in ties.values():
+    for members in near.values():
         if len(members) > 1:
-            order = sorted(members, key=lambda m: (-lexical.get(m[0], 0.0), -m[1]))
-            out.update((key, score) for (key, _), (_, score) in zip(order, members, strict=True))
+            reordered = sorted(members, key=lambda m: order(*m))
+            out.update((key, score) for (key, _), (_, score) in zip(reordered, members, strict=True))
     return sorted(out.items(), key=lambda kv: -kv[1])
 
 
@@ -323,17 +333,7 @@ def named_sections_first(
     keep = 1.0 - summary_penalty if summary is not None and summary_penalty > 0 else 1.0
     if band <= 0 or (weight <= 0 and keep >= 1.0):
         return list(ranked)
-    best: dict[Hashable, float] = {}
-    for key, score in ranked:
-        best.setdefault(page[key], score)
-    near: dict[Hashable, list[tuple[Hashable, float]]] = {}
-    for key, score in ranked:
-        if score >= (1.0 - band) * best[page[key]]:
-            near.setdefault(page[key], []).append((key, score))
-    out = dict(ranked)
-    for members in near.values():
-        if len(members) > 1:
-            order = sorted(members, key=lambda m: -m[1] * (1.0 + weight * share(m[0]))
-                           * (keep if keep < 1.0 and summary(m[0]) else 1.0))
-            out.update((key, score) for (key, _), (_, score) in zip(order, members, strict=True))
-    return sorted(out.items(), key=lambda kv: -kv[1])
+    return reorder_near_page_best(
+        ranked, page, band,
+        lambda key, score: -score * (1.0 + weight * share(key)) * (keep if keep < 1.0 and summary(key) else 1.0),
+    )
