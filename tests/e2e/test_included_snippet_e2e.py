@@ -1,6 +1,6 @@
 """A page that includes a snippet file shows that file's current text, in search and in
 ``get_document``, after the snippet is edited, deleted and added back (the real model and the
-embedded store; ``tests/backends/test_included_files.py`` runs the same story on every store)."""
+embedded store; ``tests/backends/test_included_snippet_backends.py`` runs the same story on every store)."""
 
 from __future__ import annotations
 
