@@ -45,6 +45,7 @@ from .pg_sql import tsquery_above
 from .pg_sql import vector_literal as _vector_text
 from .locks import CountingLock
 from .records import doc_key, field_tokens, from_dict, to_dict
+from .ties import TIE_SLACK
 
 log = logging.getLogger(__name__)
 
@@ -299,11 +300,11 @@ class PostgresStore:
         sql = (
             f"WITH hits AS MATERIALIZED (SELECT {_COLS}, embedding <=> %s::vector AS distance "
             f"FROM {self._t('chunks')} c WHERE {where} ORDER BY distance LIMIT %s) "
-            "SELECT * FROM hits ORDER BY distance, id"
+            "SELECT * FROM hits ORDER BY distance, id LIMIT %s"  # equal distances by id (ties.py)
         )
-        args = [_vector_text(vector), *params, k]
-        index, rows = self._vector_index()
-        settings = pg_index.query_settings(index, rows, k)
+        args = [_vector_text(vector), *params, k + TIE_SLACK, k]
+        index, size = self._vector_index()
+        settings = pg_index.query_settings(index, size, k + TIE_SLACK)
         with self._read() as cur:
             cur.execute("SELECT " + ", ".join(["set_config(%s, %s, true)"] * len(settings)),
                         [x for item in settings.items() for x in item])
