@@ -8,11 +8,12 @@ at 1M), held-out queries choosing, the timed SciFact questions reported:
 * **HNSW** (pgvector's default graph, m 16, ef_construction 64) below ``IVFFLAT_FROM_ROWS``, its
   search breadth ``hnsw.ef_search`` growing with the table (``ef_search``): at 300k, 200 gave
   recall 0.86, 1,000 gave 0.99. A graph of that many near-copies needs a search that visits all
-  of the right clusters, and pgvector caps ``ef_search`` at 1,000: at 1M even 1,000 gave 0.44–0.60
-  (a denser m 32 / ef_construction 128 graph 0.69–0.90, built in 634 s).
+  of the right clusters, and pgvector caps ``ef_search`` at 1,000: at 500k 1,000 gave 0.95 / 0.93,
+  at 1M 0.44–0.60 (a denser m 32 / ef_construction 128 graph 0.69–0.90, built in 634 s). A denser
+  build helps at 300k (ef_construction 200: 0.99 at ef_search 200–400) for 3.3× the build time.
 * **IVFFlat** from ``IVFFLAT_FROM_ROWS``: ~1,000-row lists (``lists`` = rows / 1,000, as pgvector
   advises up to 1M rows), exact distances inside the probed lists, so a cluster of near-copies
-  is read whole. 1M: recall 0.97 probing 20 of 1,000 lists, built in 128 s (the HNSW graph: 545 s).
+  is read whole. 1M: recall 0.976 probing 30 of 1,000 lists, built in 128 s (the HNSW graph: 545 s).
   The embedded store made the same choice for the same reason (``vector_index.py``).
 
 Filtered queries use both methods' iterative scans (``relaxed_order``), so a filter still
@@ -28,20 +29,23 @@ from dataclasses import dataclass
 
 HNSW = "hnsw"
 IVFFLAT = "ivfflat"
-IVFFLAT_FROM_ROWS = 500_000
-"""IVFFlat from this many chunks, HNSW below (see the module's docstring)."""
+IVFFLAT_FROM_ROWS = 400_000
+"""IVFFlat from this many chunks, HNSW below: where ``ef_search`` reaches pgvector's 1,000. HNSW at
+1,000 gave recall@10 0.989 / 0.991 at 300k (held-out / timed), 0.967 / 0.960 at 400k, 0.950 / 0.928
+at 500k; IVFFlat probing 30 lists 0.983 / 0.969 at 400k, 0.986 / 0.983 at 500k."""
 ROWS_PER_LIST = 1000
-MIN_PROBES = 20
-PROBE_SHARE = 0.02
-"""Lists a query reads: 2% of them, at least 20 (all of a smaller index). 1M: 20 of 1,000 gave
-recall@10 0.97 (held-out and timed), 40 gave 0.985–0.99 at twice the time."""
+MIN_PROBES = 30
+PROBE_SHARE = 0.03
+"""Lists a query reads: 3% of them, at least 30 (all of a smaller index). Held-out / timed
+recall@10 at 1M (1,000 lists): 20 probes 0.970 / 0.966, 30 0.976 / 0.978, 40 0.985 / 0.991; at
+400k (400 lists) 20 gave only 0.938 / 0.962, hence 30. Each probe is ~1,000 exact distances."""
 EF_SEARCH_MIN = 200
 ROWS_PER_EF = 400
 EF_SEARCH_MAX = 1000  # pgvector's ceiling
 """HNSW search breadth: one candidate per ``ROWS_PER_EF`` rows, at least ``EF_SEARCH_MIN`` (and
-2 k for larger k), at most pgvector's 1,000: 250 at 100k, 750 at 300k, 1,000 from 400k. Chosen on
-held-out queries for recall@10 ≈ 0.97: 100k gave 0.960 at 200 and 0.991 at 400; 300k 0.960 at
-600, 0.974 at 800, 0.989 at 1,000."""
+2 k for larger k), at most pgvector's 1,000: 250 at 100k, 750 at 300k, 1,000 at 400k. Chosen on
+held-out queries for recall@10 ≈ 0.97: 100k gave 0.960 at 200, 0.985 at 250, 0.991 at 400; 300k
+0.960 at 600, 0.961 at 750, 0.974 at 800, 0.989 at 1,000 (builds vary by ~0.01–0.03)."""
 BUILD_MEMORY_MB = (512, 4096)  # maintenance_work_mem for a bulk build: at least, at most
 HNSW_BYTES_PER_ROW = 800  # pgvector's graph beside each 4·d-byte vector (m = 16), with some slack
 DESCRIBE = ("SELECT am.amname, c.reloptions, (SELECT chunks FROM {stats}) FROM (SELECT to_regclass(%s) AS oid) r "
