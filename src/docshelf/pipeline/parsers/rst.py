@@ -235,7 +235,7 @@ class _Reader:
             return end
         if _ADORNMENT.match(stripped) and len(stripped) >= 4:  # a transition
             return i + 1
-        if _BULLET.match(text) or _ENUM.match(text):
+        if _BULLET.match(text) or (_ENUM.match(text) and _enumerated_item(lines, i)):
             return self._list(lines, i, out)
         if _FIELD.match(text):
             return self._field(lines, i, out)
@@ -298,7 +298,8 @@ class _Reader:
         while i < len(lines):
             text = lines[i][0]
             match = _BULLET.match(text) or _ENUM.match(text)
-            if not match or _list_style(text) != style:
+            if not match or _list_style(text) != style or (
+                    not _BULLET.match(text) and not _enumerated_item(lines, i)):
                 break
             width = len(match.group(0)) if text[len(match.group(0)) :].strip() else len(match.group("marker")) + 1
             end = self._extent(lines, i, 0)
@@ -409,7 +410,8 @@ class _Reader:
     def _qualified(self, kind: str, name: str) -> str:
         """``name`` as Sphinx heads a Python object: module-qualified at the top level
         (``.. module:: flask`` + ``Flask`` → ``class flask.Flask``), as written when nested."""
-        if self.module and not self.objects and kind != "module" and not name.startswith(self.module + "."):
+        dotted = "." in name.split("(")[0]  # an explicit module path wins (``pytest.Approx``)
+        if self.module and not self.objects and kind != "module" and not dotted:
             name = f"{self.module}.{name}"
         return f"{_AUTODOC_PREFIX.get(kind, '')}{name}"
 
@@ -454,6 +456,15 @@ class _Reader:
     def _block(self, kind: BlockKind, text: str, lines: Numbered) -> Block:
         numbers = [n for t, n in lines if t.strip()] or [n for _, n in lines]
         return Block(kind, text, self.headings.path, None, min(numbers), max(numbers))
+
+
+def _enumerated_item(lines: Numbered, i: int) -> bool:
+    """docutils' rule: ``1. text`` starts an item only when the next line is blank, indented
+    or another item; otherwise it is the first line of a paragraph (``1. e.g.`` + wrapped text)."""
+    if i + 1 >= len(lines):
+        return True
+    nxt = lines[i + 1][0]
+    return not nxt.strip() or _indent(nxt) > 0 or bool(_ENUM.match(nxt))
 
 
 def _list_style(text: str) -> str:
