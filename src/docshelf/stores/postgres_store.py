@@ -552,23 +552,22 @@ class PostgresStore:
     def refresh(self) -> None:
         """Nothing to do: every read sees the last committed writes."""
 
-    def _vector_index(self) -> tuple[pg_index.PgVectorIndex | None, int]:
+    def _vector_index(self, conn=None) -> tuple[pg_index.PgVectorIndex | None, int]:
         """The vector index there is and the table's rows, as read at most ``INDEX_TTL_S`` ago
-        (they only change at a bulk load or ``optimize``; stale, a query is still answered)."""
+        (they only change at a bulk load or ``optimize``; stale, a query is still answered);
+        read now on ``conn`` when given (the writer's, on the primary: a replica may lag)."""
         now = time.monotonic()
-        if self._index_seen is None or now - self._index_seen[0] > INDEX_TTL_S:
-            with self._read() as cur:
-                cur.execute(pg_index.DESCRIBE.format(stats=self._t("stats")), (self._t("chunks_embedding"),))
-                method, options, rows = cur.fetchone()
+        if conn is not None or self._index_seen is None or now - self._index_seen[0] > INDEX_TTL_S:
+            sql, args = pg_index.DESCRIBE.format(stats=self._t("stats")), (self._t("chunks_embedding"),)
+            with self._read() if conn is None else conn.cursor() as cur:
+                method, options, rows = cur.execute(sql, args).fetchone()
             self._index_seen = (now, pg_index.PgVectorIndex.from_catalog(method, options), int(rows or 0))
         return self._index_seen[1], self._index_seen[2]
 
     def _ensure_vector_index(self, conn) -> None:
-        """Build the vector index the table's size calls for (``pg_index.index_for``) when it has
-        none (a bulk load dropped it) or one of another kind; a replacement is built under a new
-        name and swapped in, so searches use the old one until then."""
-        self._index_seen = None
-        index, rows = self._vector_index()
+        """Build the index the table's size calls for (``pg_index``) when it has none (a bulk load
+        dropped it) or one for another size; searches use the old one until the swap."""
+        index, rows = self._vector_index(conn)
         if not pg_index.needs_rebuild(index, rows):
             return
         pg_index.build(conn, pg_index.index_for(rows), self._t("chunks"), self._t("chunks_embedding"),
