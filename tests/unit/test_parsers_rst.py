@@ -304,3 +304,27 @@ def test_an_enumerator_followed_by_an_unindented_line_starts_a_paragraph(tmp_pat
         ("paragraph", "2. Modifying dictionaries e.g. a global\nconfiguration.", (), 4, 5),
         ("list", "3. A real item\ncontinued.\n4. Another item.", (), 7, 9),
     ]
+
+
+def test_a_field_body_with_a_directive_is_read_as_blocks_not_flattened(tmp_path: Path) -> None:
+    """pytest's ``filterwarnings`` reference: a ``:keyword:`` field whose body holds a
+    ``.. code-block::`` showed the directive line raw inside the field's text."""
+    doc = parse(tmp_path / "reference.rst", (
+        ".. py:function:: pytest.mark.filterwarnings(filter)\n\n"
+        "    :keyword str filter:\n"
+        "        A *warning specification string*, separated by ``\":\"``.\n\n"
+        "        For example:\n\n"
+        "        .. code-block:: python\n\n"
+        "            @pytest.mark.filterwarnings(\"ignore\")\n"
+        "            def test_foo(): ...\n\n"
+        "    :param x: The x,\n"
+        "        wrapped.\n"
+        "    :returns: nothing.\n"
+    ))
+    assert blocks(doc) == [
+        ("paragraph", "pytest.mark.filterwarnings(filter)", (), 1, 1),
+        ("list", ":keyword str filter: A *warning specification string*, separated by `\":\"`.", (), 3, 4),
+        ("paragraph", "For example:", (), 6, 6),
+        ("code", "```python\n@pytest.mark.filterwarnings(\"ignore\")\ndef test_foo(): ...\n```", (), 8, 11),
+        ("list", ":param x: The x,\nwrapped.\n:returns: nothing.", (), 13, 15),
+    ]

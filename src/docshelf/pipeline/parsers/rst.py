@@ -331,13 +331,34 @@ class _Reader:
         end = self._extent(lines, i, 0)
         while end < len(lines) and _FIELD.match(lines[end][0]):
             end = self._extent(lines, end, 0)
-        kept = [(t, n) for t, n in lines[i:end]]
-        fields = [m.group("name").strip().lower() for t, _ in kept if (m := _FIELD.match(t))]
+        fields = [m.group("name").strip().lower() for t, _ in lines[i:end] if (m := _FIELD.match(t))]
         if all(name in _DROP_FIELDS for name in fields):
             return end
-        body = "\n".join(t.strip() for t, _ in kept if t.strip())
-        out.append(self._block("list", self._inline(body), lines[i:end]))
+        simple: Numbered = []  # fields whose body is prose: one ``list`` block of their lines
+        j = i
+        while j < end:
+            match = _FIELD.match(lines[j][0])
+            stop = self._extent(lines, j, 0)
+            first = lines[j][0][match.end() :].strip() if match else lines[j][0].strip()
+            body = [(first, lines[j][1])] if first else []
+            inner = self.body(body + _dedent(lines[j + 1 : stop]))
+            if match is None or all(b.kind in ("paragraph", "list") for b in inner):
+                simple += [(t, n) for t, n in lines[j:stop] if t.strip()]
+            else:  # a code block, directive or table in the body: its blocks, the label first
+                self._flush_field(simple, out)
+                simple = []
+                self._labelled(self._inline(lines[j][0][: match.end()].strip()), lines[j : j + 1], inner, out,
+                               kind="list")
+            j = stop
+            while j < end and not lines[j][0].strip():
+                j += 1
+        self._flush_field(simple, out)
         return end
+
+    def _flush_field(self, simple: Numbered, out: list[Block]) -> None:
+        if simple:
+            body = "\n".join(t.strip() for t, _ in simple)
+            out.append(self._block("list", self._inline(body), simple))
 
     # -- explicit markup: directives, comments, targets, footnotes ---------------------------
     def _explicit(self, lines: Numbered, out: list[Block]) -> None:
