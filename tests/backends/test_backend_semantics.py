@@ -285,3 +285,24 @@ def test_another_thread_of_the_writer_process_waits_too(backend_shelf):
     other.start()
     other.join()
     assert seen == [False, True]
+
+
+def test_equal_scores_come_back_in_id_order(backend_shelf, write, tmp_path):
+    """Twelve copies of one passage score exactly alike in BM25 and cosine; which of them make a
+    top-5 cut, and in what order, must not depend on the engine's scan order (engines return
+    ties in any order, and a hybrid pool that differed by one tie at its edge moved answers
+    between two runs of one search). Ties up to ``TIE_SLACK`` past the cut are settled by id."""
+    docs = tmp_path / "docs"
+    for i in range(12):
+        write(docs, f"copies/{i:02d}.md", "# Same\n\nRotate the signing keys every month.")
+    shelf = backend_shelf()
+    shelf.index([docs])
+    store = shelf.store
+    every = sorted(c.id for r in store.records() for c in store.document_chunks(r.root, r.path))
+    assert len(every) == 12
+    lexical = store.text_search("rotate signing keys", 5)
+    assert len({s for _, s in lexical}) == 1  # the premise: all tied
+    assert [c.id for c, _ in lexical] == every[:5]
+    dense = store.vector_search(shelf.embedder.embed_query("rotate signing keys"), 5)
+    assert len({round(s, 6) for _, s in dense}) == 1
+    assert [c.id for c, _ in dense] == every[:5]

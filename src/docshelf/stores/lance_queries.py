@@ -11,6 +11,7 @@ import pyarrow as pa
 
 from ..models import Chunk
 from .filters import quote
+from .ties import TIE_SLACK, best_k
 
 CHUNK_COLUMNS = [
     "id", "root", "path", "collection", "doc_type", "title", "heading_path", "chunk_index",
@@ -49,6 +50,25 @@ def chunks_of(table: pa.Table) -> list[Chunk]:
 
 def found_ids(table: pa.Table) -> list[str]:
     return table.column("id").to_pylist()
+
+
+def top_rows(table: pa.Table, k: int, score: str) -> pa.Table:
+    """The ``k`` best rows of a query fetched with ``k + TIE_SLACK`` rows, equal scores by id
+    (``ties.py``); ``score`` is ``_score`` (higher first) or ``_distance`` (lower first)."""
+    if table.num_rows == 0:
+        return table
+    keep = best_k(table.column(score).to_pylist(), found_ids(table), k, higher_first=score != "_distance")
+    # Runs of consecutive rows as slices: ``Table.take`` would import pyarrow.compute (~40 ms
+    # of a cold search, see lancedb_import.py); usually the engine's order holds and one slice does.
+    runs: list[list[int]] = []
+    for i in keep:
+        if runs and i == runs[-1][0] + runs[-1][1]:
+            runs[-1][1] += 1
+        else:
+            runs.append([i, 1])
+    if len(runs) == 1:
+        return table.slice(*runs[0])
+    return pa.concat_tables([table.slice(start, length) for start, length in runs])
 
 
 def matrix(column, dimensions: int) -> np.ndarray:
@@ -107,8 +127,9 @@ async def probe_texts(table, probes, k: int) -> list[list[str]]:
         fts = fuzzy_query(text, fuzziness) if text.strip() else None
         if fts is None:
             return []
-        found = await table.query().nearest_to_text(fts).select(["embed_text", "_score"]).limit(k).to_arrow()
-        return found.column("embed_text").to_pylist()
+        found = await table.query().nearest_to_text(fts).select(["id", "embed_text", "_score"]).limit(
+            k + TIE_SLACK).to_arrow()
+        return top_rows(found, k, "_score").column("embed_text").to_pylist()
 
     return list(await asyncio.gather(*(one(text, fuzziness) for text, fuzziness in probes)))
 
@@ -122,7 +143,8 @@ async def lexical_ids(table, text: str, k: int, where: str | None):
     q = table.query().nearest_to_text(MatchQuery(text, "search_text"))
     if where:
         q = q.where(where)
-    return await q.select(["id", "vector", "_score"]).with_row_id().limit(k).to_arrow()
+    found = await q.select(["id", "vector", "_score"]).with_row_id().limit(k + TIE_SLACK).to_arrow()
+    return top_rows(found, k, "_score")
 
 
 async def pool_rounds(table, text: str, qv: np.ndarray, k: int, where: str | None, lexical_job, columns: list[str],
@@ -135,7 +157,8 @@ async def pool_rounds(table, text: str, qv: np.ndarray, k: int, where: str | Non
     if where:
         q = q.where(where)
     # _distance is selected (not used: cosines come from the vectors) so LanceDB does not warn
-    dense = await q.select(["id", "vector", "_distance"]).with_row_id().limit(k).to_arrow()
+    dense = top_rows(await q.select(["id", "vector", "_distance"]).with_row_id().limit(k + TIE_SLACK).to_arrow(),
+                     k, "_distance")
     lexical = await asyncio.wrap_future(lexical_job)
     if lexical is None:
         lexical = dense.schema.empty_table().append_column("_score", pa.array([], pa.float32()))

@@ -39,8 +39,9 @@ from .filters import quote, to_sql
 from .lancedb_import import import_lancedb
 from .lance_queries import (
     CHUNK_COLUMNS, HIT_COLUMNS, chunks_of, cosines, found_ids, fuzzy_query, lexical_ids, matrix, pool_rounds,
-    probe_texts, with_settings,
+    probe_texts, top_rows, with_settings,
 )
+from .ties import TIE_SLACK
 from .records import field_tokens
 from .locks import FileWriterLock
 from .vector_index import VectorIndex, index_for, needs_rebuild, query_settings
@@ -401,7 +402,7 @@ class LanceStore:
         where = to_sql(filters)
         if where:
             q = q.where(where)  # a prefilter: evaluated before top-k
-        found = self._fetch(q.select(columns + ["_distance"]).limit(k))
+        found = top_rows(self._fetch(q.select(columns + ["_distance"]).limit(k + TIE_SLACK)), k, "_distance")
         return list(zip(chunks_of(found), (1.0 - float(d) for d in found.column("_distance").to_pylist()), strict=True))
 
     @_mapped("search")
@@ -429,7 +430,7 @@ class LanceStore:
         where = to_sql(filters)
         if where:
             q = q.where(where)  # a prefilter: evaluated before top-k
-        found = self._fetch(q.select(columns + ["_score"]).limit(k))
+        found = top_rows(self._fetch(q.select(columns + ["_score"]).limit(k + TIE_SLACK)), k, "_score")
         return list(zip(chunks_of(found), map(float, found.column("_score").to_pylist()), strict=True))
 
     # Scoring known candidates (hybrid search fills in the score the other retriever missed).

@@ -45,6 +45,7 @@ from .pg_sql import vector_literal as _vector_text
 from .vector_index import hnsw_ef
 from .locks import CountingLock
 from .records import doc_key, field_tokens, from_dict, to_dict
+from .ties import TIE_SLACK
 
 log = logging.getLogger(__name__)
 
@@ -299,11 +300,11 @@ class PostgresStore:
         sql = (
             f"WITH hits AS MATERIALIZED (SELECT {_COLS}, embedding <=> %s::vector AS distance "
             f"FROM {self._t('chunks')} c WHERE {where} ORDER BY distance LIMIT %s) "
-            "SELECT * FROM hits ORDER BY distance, id"
+            "SELECT * FROM hits ORDER BY distance, id LIMIT %s"  # equal distances by id (ties.py)
         )
-        args = [_vector_text(vector), *params, k]
+        args = [_vector_text(vector), *params, k + TIE_SLACK, k]
         with self._read() as cur:
-            cur.execute("SELECT set_config('hnsw.ef_search', %s, true)", (str(min(1000, hnsw_ef(k))),))
+            cur.execute("SELECT set_config('hnsw.ef_search', %s, true)", (str(min(1000, hnsw_ef(k + TIE_SLACK))),))
             cur.execute("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true)")
             cur.execute(sql, args)
             rows = cur.fetchall()
