@@ -123,6 +123,11 @@ class DocumentRecord:
     date: str | None = None
     aliases: tuple[str, ...] = ()
     links: tuple[str, ...] = ()  # outgoing [[wikilinks]] as written; resolved by ``notes.NoteIndex``
+    # Root-relative paths the parse read from other files (snippet includes, nested ones too), and
+    # the places an include that was not found was looked for: a change at any of them re-parses
+    # this document (``pipeline.dependents``). Records written before these existed read as ().
+    includes: tuple[str, ...] = ()
+    include_missing: tuple[str, ...] = ()
 
     @property
     def doc_id(self) -> str:

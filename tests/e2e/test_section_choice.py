@@ -20,7 +20,8 @@ pytestmark = pytest.mark.e2e
 
 DOCSETS = Path(__file__).resolve().parents[2] / "benchmarks" / "docsets"
 PAGES = (("click", "shell-completion.md"), ("click", "testing.md"), ("click", "commands.md"),
-         ("werkzeug", "debug.rst"), ("werkzeug", "installation.rst"))
+         ("werkzeug", "debug.rst"), ("werkzeug", "installation.rst"),
+         ("sqlmodel", "tutorial/fastapi/multiple-models.md"), ("sqlmodel", "tutorial/relationship-attributes/back-populates.md"))
 CASES = (
     ("how to enable tab completion in bash for my program", "shell-completion.md", "Enabling Completion"),
     ("how do I enable the interactive debugger", "debug.rst", "Enabling the Debugger"),
@@ -34,7 +35,7 @@ def shelf(tmp_path_factory):
 
     docs = tmp_path_factory.mktemp("docs")
     for docset, page in PAGES:
-        shutil.copyfile(DOCSETS / docset / "docs" / page, docs / page)
+        shutil.copyfile(DOCSETS / docset / "docs" / page, docs / Path(page).name)
     shelf = Docshelf(Settings(index_dir=tmp_path_factory.mktemp("index")))
     assert shelf.index([docs]).failed == {}
     return shelf
@@ -44,14 +45,44 @@ def shelf(tmp_path_factory):
 def test_the_top_hit_cites_the_section_whose_own_heading_the_question_names(shelf, query, page, section):
     from docshelf.search.engine import Searcher
 
-    searcher = shelf.searcher
-    off = replace(searcher.options, fusion=replace(searcher.options.fusion, heading_weight=0.0))
+    # the heading rule alone: the lead-in rule (below) cites these subsections too
+    fusion = replace(shelf.searcher.options.fusion, subsection_band=0.0)
+    searcher = Searcher(shelf.searcher.store, shelf.searcher.embedder, replace(shelf.searcher.options, fusion=fusion))
+    off = replace(searcher.options, fusion=replace(fusion, heading_weight=0.0))
     without = Searcher(searcher.store, searcher.embedder, off)
     top = searcher.search(query, max_per_doc=1).hits[0]
     before = without.search(query, max_per_doc=1).hits[0]
+    assert shelf.searcher.search(query, max_per_doc=1).hits[0].heading_path == top.heading_path
     assert (top.path, top.heading_path[-1]) == (page, section), top.heading_path
     # the same page either way (pages keep their places), another section without the rule
     assert before.path == page and before.heading_path[-1] != section, before.heading_path
+
+
+LEAD_IN_CASES = (
+    # sets D (reST), F (Markdown; F's own question ft09 is the typo version of the last one)
+    ("how to create a virtual environment for my project", "installation.rst",
+     ("Installation", "Virtual environments"), "Create an environment"),
+    ("should one table model inherit from another table model", "multiple-models.md",
+     ("Multiple Models with FastAPI", "Inheritance and Table Models"), "Only Inherit from Data Models"),
+    ("what does back_populates do on a relationship attribute", "back-populates.md",
+     ("Relationship back_populates",), "Relationship with back_populates"),
+)
+
+
+@pytest.mark.parametrize(("query", "page", "lead_in", "subsection"), LEAD_IN_CASES)
+def test_a_lead_in_yields_the_citation_to_the_subsection_that_answers(shelf, query, page, lead_in, subsection):
+    """Without ``fuse.subsection_after_lead_in`` the top hit cited the text that introduces a
+    section's subsections (or the page); with it, the subsection right after, which answers."""
+    from docshelf.search.engine import Searcher
+
+    searcher = shelf.searcher
+    off = replace(searcher.options, fusion=replace(searcher.options.fusion, subsection_band=0.0))
+    without = Searcher(searcher.store, searcher.embedder, off)
+    top = searcher.search(query, max_per_doc=1).hits[0]
+    before = without.search(query, max_per_doc=1).hits[0]
+    assert (before.path, before.heading_path) == (page, lead_in), before.heading_path
+    assert (top.path, top.heading_path) == (page, (*lead_in, subsection)), top.heading_path
+    assert top.score > 0 and top.start_line > before.start_line
 
 
 RECAP_PAGE = """# Update Data with the API

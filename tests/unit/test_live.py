@@ -83,6 +83,27 @@ def test_a_single_file_root_is_watched_and_its_siblings_are_not(write, tmp_path,
         assert loop.stop()
 
 
+def test_the_watcher_reparses_a_page_when_the_snippet_it_includes_changes(write, tmp_path, fake_embedder):
+    docs = tmp_path / "docs"
+    write(docs, "guide/page.md", '# Page\n\nIntro.\n\n--8<-- "snippets/part.md"\n')
+    snippet = write(docs, "snippets/part.md", "the tapir part\n")
+    shelf = Docshelf(Settings(index_dir=tmp_path / "index", reconcile_interval=0), embedder=fake_embedder)
+    loop = WriterLoop(shelf, [docs.resolve()], debounce=0.1)
+    loop.start()
+    try:
+        both = {"guide/page.md", "snippets/part.md"}
+        assert wait_until(lambda: loop.phase == "watching" and found(shelf, "tapir") == both)
+        snippet.write_text("the quokka part\n")
+        assert wait_until(lambda: found(shelf, "quokka") == both)
+        assert found(shelf, "tapir") == set()
+        snippet.unlink()
+        assert wait_until(lambda: found(shelf, "quokka") == set())
+        write(docs, "snippets/part.md", "the dugong part\n")
+        assert wait_until(lambda: found(shelf, "dugong") == both)
+    finally:
+        assert loop.stop()
+
+
 def test_the_periodic_recheck_catches_changes_the_watcher_missed(write, tmp_path, fake_embedder):
     docs = tmp_path / "docs"
     write(docs, "a.md", "# A\n\nthe first serval")

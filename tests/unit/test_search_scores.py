@@ -266,3 +266,34 @@ def test_a_pages_recap_ranks_after_the_sections_it_sums_up():
         ("explains", 0.99), ("other", 0.95), ("recap", 0.90), ("far", 0.70)]
     assert named_sections_first(ranked, page, share, 0.2, 0.3, summary, 0.0) == ranked
     assert named_sections_first(ranked, page, share, 0.2, 0.0, summary, 0.0) == ranked
+
+
+def test_opens_subsection_reads_the_heading_paths():
+    from docshelf.search.fuse import opens_subsection
+
+    # a page's introduction (no heading, or the title alone) leads into every section of its page
+    assert opens_subsection("Installation", ("Installation",), ("Installation", "Virtual environments"))
+    assert opens_subsection("Middleware", (), ("CORSMiddleware",))
+    assert not opens_subsection("Middleware", (), ())
+    # a section leads into its own subsections, not into a sibling or back to its parent
+    section = ("Installation", "Virtual environments")
+    assert opens_subsection("Installation", section, (*section, "Create an environment"))
+    assert not opens_subsection("Installation", section, ("Installation", "Dependencies"))
+    assert not opens_subsection("Installation", section, ("Installation",))
+
+
+def test_a_lead_in_yields_the_citation_to_the_subsection_that_follows_it():
+    from docshelf.search.fuse import subsection_after_lead_in
+
+    ranked = [("lead", 0.90), ("other", 0.85), ("sub", 0.80), ("far", 0.60), ("o2", 0.50)]
+    page = {"lead": "install.rst", "sub": "install.rst", "far": "install.rst", "other": "x.md", "o2": "x.md"}
+    follows = {"lead": "sub", "other": "o2"}.get
+    # the subsection (11 % below the lead-in) takes the page's best score; the other page's
+    # follower is 41 % below its best, so that page stays as it was
+    assert subsection_after_lead_in(ranked, page, follows, 0.2) == [
+        ("sub", 0.90), ("other", 0.85), ("lead", 0.80), ("far", 0.60), ("o2", 0.50)]
+    assert subsection_after_lead_in(ranked, page, follows, 0.0) == ranked
+    assert subsection_after_lead_in(ranked, page, follows, 0.1) == ranked
+    # only a page's best chunk yields, and only to a follower on its own page
+    assert subsection_after_lead_in(ranked, page, {"sub": "far"}.get, 0.5) == ranked
+    assert subsection_after_lead_in(ranked, page, {"lead": "other"}.get, 0.5) == ranked

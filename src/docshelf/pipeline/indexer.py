@@ -12,7 +12,8 @@ commit, so an interrupted run leaves every document at its old or its new versio
 records follow in a second commit, and every full run removes chunks left without a
 record. Files that vanished (deleted, renamed, newly ignored) are pruned; a file whose
 exact content is already indexed (moved, renamed) reuses the stored vectors. A file
-that fails to parse is recorded as failed with its reason, and the run goes on.
+that fails to parse is recorded as failed with its reason, and the run goes on. A page whose
+included files changed (``dependents``) is parsed again although its own bytes did not change.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ import logging
 import threading
 import time
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from contextlib import closing
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime
@@ -39,6 +40,7 @@ from ..errors import ParseError, SourceError
 from ..models import Chunk, DocumentRecord, IndexReport, ParseContext, ParsedDocument, SourceFile
 from ..protocols import Embedder, Store
 from .chunk import ChunkDraft, Chunker, chunk_id
+from .dependents import includers_of, stale_includers
 from .discover import discover
 from .obsidian import para_folder
 from .overlap import SerialWriter
@@ -163,7 +165,9 @@ class Indexer:
         root_names = {str(Path(r).expanduser().resolve()) for r in roots if Path(r).expanduser().is_dir()}
 
         seen = {(str(src.root), src.rel_path) for src in found.files}
-        candidates = self._plan(found.files, records, report, force=force)
+        # A page whose included files changed shows other text, though its own bytes are the same.
+        stale = set() if force else stale_includers((records[key] for key in seen if key in records), RACY_NS)
+        candidates = self._plan(found.files, records, report, force=force, stale=stale)
         gone = [key for key in records if key[0] in root_names and key not in seen] if prune else []
         report.removed = [path for _, path in gone]
         progress.planned(len(found.files), len(candidates))
@@ -204,12 +208,11 @@ class Indexer:
         own = self.settings.own_paths()
         walker = _Walker(self.registry, self.settings.max_file_bytes, found, own)
         scopes = sorted({p.strip("/") for p in rel_paths if p.strip("/") not in ("", ".")})
-        # A path under another one in the batch is covered by walking the outer one.
-        outer = [s for s in scopes if not any(s.startswith(o + "/") for o in scopes)]
-        for rel in outer:
+
+        def consider(rel: str) -> None:
             path = root / rel
             if path.resolve() in walker.skip or any(p in path.resolve().parents for p in walker.skip):
-                continue
+                return
             if path.is_dir() and not path.is_symlink():
                 if not explicit and not rules.is_ignored(rel, is_dir=True):
                     walker.walk(root, rules, start=rel)
@@ -219,17 +222,31 @@ class Indexer:
                 else:
                     walker.consider(root, rel)
 
+        # A path under another one in the batch is covered by walking the outer one.
+        for rel in [s for s in scopes if not any(s.startswith(o + "/") for o in scopes)]:
+            consider(rel)
+
         def in_scope(rel: str) -> bool:
             return any(rel == s or rel.startswith(s + "/") for s in scopes)
 
-        files = {f.rel_path: f for f in found.files if in_scope(f.rel_path)}
-        report.skipped.update({p: why for p, why in found.skipped.items() if in_scope(p)})
         all_records = {(r.root, r.path): r for r in self.store.records()}
-        records = {key: r for key, r in all_records.items() if r.root == root_s and in_scope(r.path)}
+        # Pages that include a changed path (or looked for it in vain) are parsed again, wherever they are.
+        includers = includers_of(all_records.values(), root_s, scopes)
+        for rel in sorted(includers):
+            if not in_scope(rel) and (root / rel).is_file():
+                consider(rel)
+        files = {f.rel_path: f for f in found.files if in_scope(f.rel_path) or f.rel_path in includers}
+        report.skipped.update({p: why for p, why in found.skipped.items() if in_scope(p)})
+        records = {
+            key: r for key, r in all_records.items() if r.root == root_s and (in_scope(r.path) or r.path in includers)
+        }
         gone = sorted(key for key in records if key[1] not in files)
         report.removed = [p for _, p in gone]
         # A file event on a failed document is a reason to try it again.
-        candidates = self._plan([files[rel] for rel in sorted(files)], records, report, retry_failed=True)
+        candidates = self._plan(
+            [files[rel] for rel in sorted(files)], records, report, retry_failed=True,
+            stale={(root_s, rel) for rel in includers},
+        )
         self._index_files(candidates, all_records, report, _NoProgress())
         self.store.delete_documents(gone)
         report.seconds = time.monotonic() - started
@@ -243,16 +260,22 @@ class Indexer:
         *,
         force: bool = False,
         retry_failed: bool = False,
+        stale: Collection[tuple[str, str]] = (),
     ) -> list[_Candidate]:
         """Which files may need indexing: those whose size or mtime differ from their record,
-        or whose record was taken too soon after their last change (``stat_vouches``).
+        or whose record was taken too soon after their last change (``stat_vouches``), and the
+        ``stale`` ones (an included file changed: parsed again whatever their own content).
 
         Nothing is read here: the content hash that decides is taken as each file is read
         for indexing, one file at a time, so memory never depends on how many files changed.
         """
         candidates: list[_Candidate] = []
         for src in files:
-            old = records.get((str(src.root), src.rel_path))
+            key = (str(src.root), src.rel_path)
+            old = records.get(key)
+            if key in stale:
+                candidates.append(_Candidate(src, old, maybe_unchanged=False))
+                continue
             same_as_old = old is not None and not force and (old.status == "indexed" or not retry_failed)
             if same_as_old and old.size == src.size and old.mtime_ns == src.mtime_ns and stat_vouches(old):
                 report.unchanged += 1
@@ -378,6 +401,8 @@ class Indexer:
             status="indexed", collection=collection, doc_type=doc_type, title=doc.title, format=doc.format,
             page_count=doc.page_count, tags=tags, date=doc_date, indexed_at=read_at or time.time(),
             aliases=_aliases(doc.metadata.get("aliases")), links=tuple(doc.metadata.get("links") or ()),
+            includes=tuple(p for p in _paths(doc.metadata.get("includes")) if p != src.rel_path),
+            include_missing=_paths(doc.metadata.get("include_missing")),
         )
         drafts = self.chunker.chunk(doc)
         chunks = self.make_chunks(doc, record, drafts)
@@ -517,6 +542,11 @@ def _tags(value: Any) -> tuple[str, ...]:
         if t and t not in out:
             out.append(t)
     return tuple(out)
+
+
+def _paths(value: Any) -> tuple[str, ...]:
+    """A parser's list of root-relative paths (anything else, e.g. a frontmatter key of that name: none)."""
+    return tuple(p for p in value if isinstance(p, str) and p) if isinstance(value, list | tuple) else ()
 
 
 def _aliases(value: Any) -> tuple[str, ...]:

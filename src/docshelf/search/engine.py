@@ -39,7 +39,8 @@ from .calibrate import CalibrationParams, Calibrator, QueryEvidence, capped, con
 from .calibration_memo import CalibrationMemo
 from .diversity import Group, diversify
 from .fuse import (FusionParams, bm25_to_unit, cosine_to_unit, exact_bonus, fuse_hybrid, heading_share, is_changelog,
-                   is_summary_heading, named_sections_first, short_prior, within_page_ties)
+                   is_summary_heading, named_sections_first, opens_subsection, short_prior, subsection_after_lead_in,
+                   within_page_ties)
 from .highlight import after_no, highlight_spans, term_stems
 from .phrase import content_count, looks_pasted, phrase_share, query_words, reads_as_code
 from .rerank import Reranker
@@ -320,6 +321,8 @@ class Searcher:
                 params.heading_band, params.heading_weight,
                 lambda i: is_summary_heading(chunks[i].heading_path), params.summary_penalty,
             )
+        if params.subsection_band > 0:  # a lead-in's first subsection, when it answers nearly as well
+            ranked = subsection_after_lead_in(ranked, pages, _follower(chunks), params.subsection_band)
         return [(chunks[cid], score) for cid, score in ranked]
 
 
@@ -338,6 +341,21 @@ def phrase_bonus(
         if share > 0:
             out[i] = fused[i] + params.phrase_weight * share * (1.0 - fused[i])
     return out
+
+
+def _follower(chunks: dict[str, Chunk]) -> Callable[[str], str | None]:
+    """For ``fuse.subsection_after_lead_in``: the candidate that follows a chunk in its document
+    when it opens a subsection of that chunk's section (None otherwise)."""
+    at = {(c.root, c.path, c.chunk_index): i for i, c in chunks.items()}
+
+    def follower(cid: str) -> str | None:
+        c = chunks[cid]
+        nxt = at.get((c.root, c.path, c.chunk_index + 1))
+        if nxt is None or not opens_subsection(c.title, c.heading_path, chunks[nxt].heading_path):
+            return None
+        return nxt
+
+    return follower
 
 
 class _Lowered:

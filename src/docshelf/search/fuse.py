@@ -80,6 +80,12 @@ class FusionParams:
     # heading_band of its best they rank as if scored (1 - summary_penalty); the page keeps its
     # best score and its place, as above.
     summary_penalty: float = 0.3
+    # A section's lead-in (a page's introduction, or a section's own text just before its first
+    # subsection) introduces what the subsections explain. When it is its page's best chunk and
+    # the chunk that follows it in the document, opening a subsection, scores within
+    # subsection_band (relative) of it, the two trade scores: the subsection is cited (the more
+    # specific section that answers); the page keeps its best score and its place (0: off).
+    subsection_band: float = 0.2
     # Change logs (``changes``, ``changelog``, ``history``, ``release-notes``, ``upgrading``,
     # ``migrating``, ``whatsnew``…, by file name) rank as if scored (1 - changelog_penalty):
     # they name every identifier and feature again, in a line about what changed, and took the
@@ -345,3 +351,33 @@ def named_sections_first(
         ranked, page, band,
         lambda key, score: -score * (1.0 + weight * share(key)) * (keep if keep < 1.0 and summary(key) else 1.0),
     )
+
+
+def opens_subsection(title: str, lead: tuple[str, ...], follower: tuple[str, ...]) -> bool:
+    """Whether a section at heading path ``follower`` lies under the section at ``lead`` (a page's
+    introduction, no heading or the title alone, leads into every section of its page)."""
+    if not lead or lead == (title,):
+        return bool(follower) and follower != lead
+    return len(follower) > len(lead) and follower[: len(lead)] == lead
+
+
+def subsection_after_lead_in(
+    ranked: Sequence[tuple[Hashable, float]], page: Mapping[Hashable, Hashable],
+    follower: Callable[[Hashable], Hashable | None], band: float,
+) -> list[tuple[Hashable, float]]:
+    """``ranked`` (best first) where each page's best chunk trades scores with ``follower(best)``
+    (the next chunk of the document when it opens a subsection of the best chunk's section, else
+    None) if that one scores within ``band`` (relative) of it: every page keeps its best score and
+    its place, only which of its chunks comes first changes."""
+    if band <= 0:
+        return list(ranked)
+    scores = dict(ranked)
+    seen: set[Hashable] = set()
+    for key, score in ranked:
+        if page[key] in seen:
+            continue
+        seen.add(page[key])
+        nxt = follower(key)
+        if nxt is not None and nxt in scores and page[nxt] == page[key] and scores[nxt] >= (1.0 - band) * score:
+            scores[key], scores[nxt] = scores[nxt], score
+    return sorted(scores.items(), key=lambda kv: -kv[1])

@@ -78,7 +78,11 @@ _DOC_SCHEMA = pa.schema([
     ("error", pa.string()), ("chunk_count", pa.int32()), ("indexed_at", pa.float64()),
     ("format", pa.string()), ("page_count", pa.int32()), ("tags", pa.list_(pa.string())),
     ("date", pa.string()), ("aliases", pa.list_(pa.string())), ("links", pa.list_(pa.string())),
+    ("includes", pa.list_(pa.string())), ("include_missing", pa.list_(pa.string())),
 ])
+_ADDED_DOC_COLUMNS = ("includes", "include_missing")
+"""Columns added to the records table after its first release: an older table gets them (empty)
+on its first record write, and reads without them as ()."""
 
 
 def _key(root: str, path: str) -> str:
@@ -131,6 +135,7 @@ class LanceStore:
         self._index_memo: tuple[Any, VectorIndex | None] | None = None  # (snapshot, its vector index)
         self._chunks = self._open(CHUNKS, _chunk_schema(self.dimensions))
         self._docs = self._open(DOCUMENTS, _DOC_SCHEMA)
+        self._doc_columns_checked: Any = None  # the records table once it has every column (see _add_doc_columns)
         self._fts_ready = self._has_fts()  # only the writer acts on it (it builds the index)
 
     def _open(self, name: str, schema: pa.Schema):
@@ -189,6 +194,7 @@ class LanceStore:
             "doc_type": r.doc_type, "title": r.title, "error": r.error, "chunk_count": r.chunk_count,
             "indexed_at": r.indexed_at, "format": r.format, "page_count": r.page_count,
             "tags": list(r.tags), "date": r.date, "aliases": list(r.aliases), "links": list(r.links),
+            "includes": list(r.includes), "include_missing": list(r.include_missing),
         }
 
     @staticmethod
@@ -237,8 +243,20 @@ class LanceStore:
         if not records:
             return
         table = pa.Table.from_pylist([self._doc_row(r) for r in records], schema=_DOC_SCHEMA)
+        self._add_doc_columns()
         with self._orphan_free_write():  # a record write never leaves chunks without a record
             self._docs.merge_insert("key").when_matched_update_all().when_not_matched_insert_all().execute(table)
+
+    def _add_doc_columns(self) -> None:
+        """Give a records table made by an older docshelf the columns added since (null: read as ())."""
+        if self._doc_columns_checked is self._docs:
+            return
+        names = set(self._docs.schema.names)
+        missing = [_DOC_SCHEMA.field(name) for name in _ADDED_DOC_COLUMNS if name not in names]
+        if missing:
+            log.info("adding %s to the document records of %s", ", ".join(f.name for f in missing), self.dir)
+            self._docs.add_columns(missing)
+        self._doc_columns_checked = self._docs
 
     @_mapped("delete documents from")
     def delete_documents(self, keys: Sequence[tuple[str, str]]) -> None:
@@ -314,7 +332,8 @@ class LanceStore:
             cols["root"], cols["path"], cols["sha256"], cols["size"], cols["mtime_ns"], cols["status"],
             cols["collection"], cols["doc_type"], cols["title"], cols["error"], cols["chunk_count"],
             cols["indexed_at"], cols["format"], cols["page_count"], cols["tags"], cols["date"],
-            cols.get("aliases", none), cols.get("links", none), strict=True,
+            cols.get("aliases", none), cols.get("links", none), cols.get("includes", none),
+            cols.get("include_missing", none), strict=True,
         )
         return [
             DocumentRecord(
@@ -322,9 +341,10 @@ class LanceStore:
                 collection=collection, doc_type=doc_type, title=title or "", error=error or "",
                 chunk_count=chunk_count or 0, indexed_at=indexed_at or 0.0, format=fmt or "", page_count=page_count,
                 tags=tuple(tags or ()), date=date, aliases=tuple(aliases or ()), links=tuple(links or ()),
+                includes=tuple(includes or ()), include_missing=tuple(include_missing or ()),
             )
             for (root, path, sha256, size, mtime_ns, status, collection, doc_type, title, error, chunk_count,
-                 indexed_at, fmt, page_count, tags, date, aliases, links) in fields
+                 indexed_at, fmt, page_count, tags, date, aliases, links, includes, include_missing) in fields
         ]
 
     # -- reads ------------------------------------------------------------------------

@@ -23,7 +23,14 @@ _URL = re.compile(r"^[a-z][a-z0-9+.-]*://", re.I)
 
 
 class IncludeRefused(Exception):
-    """An include that is not expanded; the message says why (kept in the document metadata)."""
+    """An include that is not expanded; the message says why (kept in the document metadata).
+
+    ``looked_for``: the root-relative places a file that was not found was looked for (a file
+    appearing at one of them changes the page, so the index watches them)."""
+
+    def __init__(self, reason: str, looked_for: tuple[str, ...] = ()) -> None:
+        super().__init__(reason)
+        self.looked_for = looked_for
 
 
 @dataclass
@@ -31,13 +38,16 @@ class Includes:
     """Resolves and reads included files for one parse, and records what happened.
 
     ``included`` lists root-relative paths that were read; ``errors`` one line per include
-    that was not expanded. Both go to the document's metadata.
+    that was not expanded; ``missing`` the root-relative places where a file that was not found
+    was looked for. All go to the document's metadata, and the indexer records ``included`` and
+    ``missing`` with the document, so that a change to either re-parses the page.
     """
 
     context: ParseContext | None
     path: Path
     included: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)
     _root: Path | None = None
 
     def __post_init__(self) -> None:
@@ -66,20 +76,27 @@ class Includes:
         folder = Path(base).resolve()
         if not _inside(folder, self._root):
             folder = self._root
+        looked_for: list[str] = []
         while True:
             candidate = (folder / target).resolve()
             if candidate.is_file():
                 if not _inside(candidate, self._root):
                     raise IncludeRefused("outside the indexed root")
                 return candidate
+            if _inside(candidate, self._root) and candidate != self._root:
+                looked_for.append(candidate.relative_to(self._root).as_posix())
             if folder == self._root or folder.parent == folder:
                 break
             folder = folder.parent
-        raise IncludeRefused("not found inside the indexed root")
+        raise IncludeRefused("not found inside the indexed root", tuple(looked_for))
 
     def read(self, target: str, base: Path, *, root_relative_slash: bool = False) -> tuple[Path, str]:
         """(resolved path, text with ``\\n`` line ends) of an included file; IncludeRefused if not."""
-        found = self.resolve(target, base, root_relative_slash=root_relative_slash)
+        try:
+            found = self.resolve(target, base, root_relative_slash=root_relative_slash)
+        except IncludeRefused as exc:
+            self.missing.extend(p for p in exc.looked_for if p not in self.missing)
+            raise
         if found.stat().st_size > MAX_INCLUDE_BYTES:
             raise IncludeRefused(f"larger than {MAX_INCLUDE_BYTES} bytes")
         try:
@@ -101,6 +118,8 @@ class Includes:
             out["includes"] = list(self.included)
         if self.errors:
             out["include_errors"] = list(self.errors)
+        if self.missing:
+            out["include_missing"] = list(self.missing)
         return out
 
 

@@ -1,0 +1,41 @@
+"""Every store re-parses a page when a file it includes is edited, deleted or added back (the
+document records keep the included paths on every backend), in a full run and a live update."""
+
+from __future__ import annotations
+
+PAGE = '# Retries\n\nThe client retries failed requests.\n\n--8<-- "snippets/budget.md"\n'
+
+
+def found(shelf, word: str) -> set[str]:
+    shelf.store.refresh()
+    return {h.path for h in shelf.search(word, k=20, mode="keyword").hits}
+
+
+def test_a_page_follows_the_snippet_it_includes_on_every_backend(backend_shelf, write, tmp_path):
+    docs = tmp_path / "docs"
+    write(docs, "guide/retries.md", PAGE)
+    snippet = write(docs, "snippets/budget.md", "The budget is seventeen attempts.\n")
+    shelf = backend_shelf()
+    shelf.index([docs])
+    assert found(shelf, "seventeen") == {"guide/retries.md", "snippets/budget.md"}
+
+    snippet.write_text("The budget is forty attempts.\n")
+    assert sorted(shelf.index([docs]).updated) == ["guide/retries.md", "snippets/budget.md"]
+    assert (found(shelf, "seventeen"), found(shelf, "forty")) == (set(), {"guide/retries.md", "snippets/budget.md"})
+    assert "forty" in shelf.get_document("guide/retries.md").text
+
+    snippet.unlink()
+    report = shelf.index([docs])
+    assert (report.updated, report.removed, report.failed) == (["guide/retries.md"], ["snippets/budget.md"], {})
+    assert found(shelf, "forty") == set() and "forty" not in shelf.get_document("guide/retries.md").text
+    assert shelf.find_document("guide/retries.md").include_missing  # where it will be looked for
+
+    write(docs, "snippets/budget.md", "The budget is ninety attempts.\n")
+    assert shelf.index([docs]).updated == ["guide/retries.md"]
+    assert found(shelf, "ninety") == {"guide/retries.md", "snippets/budget.md"}
+    assert shelf.find_document("guide/retries.md").includes == ("snippets/budget.md",)
+
+    snippet.write_text("The budget is zero attempts.\n")  # a live update names only the snippet
+    report = shelf.reindex_paths(docs, ["snippets/budget.md"])
+    assert sorted(report.updated) == ["guide/retries.md", "snippets/budget.md"]
+    assert (found(shelf, "ninety"), found(shelf, "zero")) == (set(), {"guide/retries.md", "snippets/budget.md"})
