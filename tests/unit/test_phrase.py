@@ -40,7 +40,8 @@ def test_pasted_queries_are_recognised(query):
     assert looks_pasted(query)
 
 
-@pytest.mark.parametrize("query", ["how do I update a hero", "self nesting recusive schema", "404 Hero not found"])
+@pytest.mark.parametrize("query", ["how do I update a hero", "self nesting recusive schema", "404 Hero not found",
+                                   "why doesn't the test client use my event loop"])
 def test_sentences_are_not(query):
     assert not looks_pasted(query)
 

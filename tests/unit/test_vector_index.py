@@ -13,7 +13,7 @@ import pytest
 
 from docshelf.stores import vector_index as vi
 from docshelf.stores.vector_index import VectorIndex, index_for, needs_rebuild, probes, query_settings
-from docshelf.stores.ties import best_k
+from docshelf.stores.ties import best_k, tie_key
 
 
 @pytest.mark.parametrize(("rows", "partitions", "nprobes"), [
@@ -80,9 +80,10 @@ def test_optimize_builds_the_named_index_and_queries_use_its_settings(big):
         got = [c.id for c, _ in store.vector_search(vector, 10)]
     table = store._chunks
     exact = table.search(vector, vector_column_name="vector").distance_type("cosine").bypass_vector_index()
-    rows = exact.select(["id", "_distance"]).limit(200).to_list()
-    ranked = best_k([r["_distance"] for r in rows], [r["id"] for r in rows], 10, higher_first=False)
-    assert got == [rows[i]["id"] for i in ranked]  # equal distances by id, as every store orders them
+    rows = exact.select(["id", "path", "chunk_index", "_distance"]).limit(200).to_list()
+    keys = [tie_key(r["path"], r["chunk_index"], r["id"]) for r in rows]
+    ranked = best_k([r["_distance"] for r in rows], keys, 10, higher_first=False)
+    assert got == [rows[i]["id"] for i in ranked]  # equal distances in path order, as every store orders them
 
 
 def test_optimize_replaces_an_older_kind_of_index(big):

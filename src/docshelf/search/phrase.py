@@ -26,12 +26,13 @@ def query_words(query: str) -> tuple[str, ...]:
     return tuple(_TOKEN.findall(query.lower()))
 
 
-_PASTED = re.compile(r"[=:'\"(){}\[\]<>]|\w[._]\w")
+_PASTED = re.compile(r"[=:\"(){}\[\]<>]|(?<![A-Za-z])'|'(?![A-Za-z])|\w[._]\w")
 
 
 def looks_pasted(query: str) -> bool:
     """Whether the query carries the punctuation of code or program output (``=``, ``:``,
-    quotes, brackets, ``a.b`` / ``a_b`` names) rather than only a sentence's words."""
+    quotes, brackets, ``a.b`` / ``a_b`` names) rather than only a sentence's words (an
+    apostrophe inside a word, ``doesn't``, is a sentence's)."""
     return _PASTED.search(query) is not None
 
 

@@ -11,7 +11,7 @@ import pyarrow as pa
 
 from ..models import Chunk
 from .filters import quote
-from .ties import TIE_SLACK, best_k
+from .ties import TIE_SLACK, best_k, tie_key
 
 CHUNK_COLUMNS = [
     "id", "root", "path", "collection", "doc_type", "title", "heading_path", "chunk_index",
@@ -52,12 +52,17 @@ def found_ids(table: pa.Table) -> list[str]:
     return table.column("id").to_pylist()
 
 
+TIE_COLUMNS = ["id", "path", "chunk_index"]
+"""What ``top_rows`` orders equal scores by (``ties.tie_key``): every top-k query selects them."""
+
+
 def top_rows(table: pa.Table, k: int, score: str) -> pa.Table:
     """The ``k`` best rows of a query fetched with ``k + TIE_SLACK`` rows, equal scores by id
     (``ties.py``); ``score`` is ``_score`` (higher first) or ``_distance`` (lower first)."""
     if table.num_rows == 0:
         return table
-    keep = best_k(table.column(score).to_pylist(), found_ids(table), k, higher_first=score != "_distance")
+    keys = list(map(tie_key, table.column("path").to_pylist(), table.column("chunk_index").to_pylist(), found_ids(table)))
+    keep = best_k(table.column(score).to_pylist(), keys, k, higher_first=score != "_distance")
     # Runs of consecutive rows as slices: ``Table.take`` would import pyarrow.compute (~40 ms
     # of a cold search, see lancedb_import.py); usually the engine's order holds and one slice does.
     runs: list[list[int]] = []
@@ -127,7 +132,7 @@ async def probe_texts(table, probes, k: int) -> list[list[str]]:
         fts = fuzzy_query(text, fuzziness) if text.strip() else None
         if fts is None:
             return []
-        found = await table.query().nearest_to_text(fts).select(["id", "embed_text", "_score"]).limit(
+        found = await table.query().nearest_to_text(fts).select([*TIE_COLUMNS, "embed_text", "_score"]).limit(
             k + TIE_SLACK).to_arrow()
         return top_rows(found, k, "_score").column("embed_text").to_pylist()
 
@@ -143,7 +148,7 @@ async def lexical_ids(table, text: str, k: int, where: str | None):
     q = table.query().nearest_to_text(MatchQuery(text, "search_text"))
     if where:
         q = q.where(where)
-    found = await q.select(["id", "vector", "_score"]).with_row_id().limit(k + TIE_SLACK).to_arrow()
+    found = await q.select([*TIE_COLUMNS, "vector", "_score"]).with_row_id().limit(k + TIE_SLACK).to_arrow()
     return top_rows(found, k, "_score")
 
 
@@ -157,7 +162,7 @@ async def pool_rounds(table, text: str, qv: np.ndarray, k: int, where: str | Non
     if where:
         q = q.where(where)
     # _distance is selected (not used: cosines come from the vectors) so LanceDB does not warn
-    dense = top_rows(await q.select(["id", "vector", "_distance"]).with_row_id().limit(k + TIE_SLACK).to_arrow(),
+    dense = top_rows(await q.select([*TIE_COLUMNS, "vector", "_distance"]).with_row_id().limit(k + TIE_SLACK).to_arrow(),
                      k, "_distance")
     lexical = await asyncio.wrap_future(lexical_job)
     if lexical is None:

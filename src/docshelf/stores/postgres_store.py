@@ -300,7 +300,7 @@ class PostgresStore:
         sql = (
             f"WITH hits AS MATERIALIZED (SELECT {_COLS}, embedding <=> %s::vector AS distance "
             f"FROM {self._t('chunks')} c WHERE {where} ORDER BY distance LIMIT %s) "
-            "SELECT * FROM hits ORDER BY distance, id LIMIT %s"  # equal distances by id (ties.py)
+            "SELECT * FROM hits ORDER BY distance, path, chunk_index, id LIMIT %s"  # equal distances: ties.py
         )
         args = [_vector_text(vector), *params, k + TIE_SLACK, k]
         with self._read() as cur:
@@ -385,8 +385,9 @@ class PostgresStore:
             f"WITH top AS MATERIALIZED (SELECT c.id, {score} AS score FROM {chunks} c "
             f"CROSS JOIN LATERAL (SELECT {_TF_OF_ROW} AS tf OFFSET 0) d "
             f"CROSS JOIN LATERAL (SELECT {lookups} OFFSET 0) x WHERE {'TRUE' if required is None else 'c.tsv @@ %s::tsquery'} AND {match} "
-            "ORDER BY score DESC, c.id LIMIT %s) "
-            f"SELECT {_QUALIFIED_COLS}, top.score FROM top JOIN {chunks} c ON c.id = top.id ORDER BY top.score DESC, c.id"
+            "ORDER BY score DESC, c.path, c.chunk_index, c.id LIMIT %s) "  # equal scores: ties.py
+            f"SELECT {_QUALIFIED_COLS}, top.score FROM top JOIN {chunks} c ON c.id = top.id "
+            "ORDER BY top.score DESC, c.path, c.chunk_index, c.id"
         )
         # JIT compiling the long scoring expression costs more than it saves at any size here
         # (Memoize would hash every row's decompressed term frequencies, for no hits)

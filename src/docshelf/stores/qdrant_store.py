@@ -46,7 +46,7 @@ from . import lexical
 from .filters import _FIELD_KEY, field_token, glob_to_regex
 from .locks import CountingLock
 from .records import doc_key, field_tokens, from_dict, to_dict
-from .ties import TIE_SLACK, best_k
+from .ties import TIE_SLACK, best_k, tie_key
 
 log = logging.getLogger(__name__)
 
@@ -364,7 +364,8 @@ class QdrantStore:
             self.chunks, query=query, using=using, query_filter=flt, limit=k + TIE_SLACK, with_payload=True,
             search_params=params,
         ).points)
-        return [points[i] for i in best_k([p.score for p in points], [p.payload["id"] for p in points], k)]
+        return [points[i] for i in best_k([p.score for p in points], [
+            tie_key(p.payload["path"], p.payload["chunk_index"], p.payload["id"]) for p in points], k)]
 
     def vector_search(self, vector: np.ndarray, k: int, filters: SearchFilters | None = None) -> list[tuple[Chunk, float]]:
         rows = self._query(np.asarray(vector, dtype=np.float32).tolist(), "dense", k, self._filter(filters))
