@@ -1,17 +1,19 @@
 """PostgreSQL-only mechanics the backend-agnostic suite cannot see: the binary COPY row format,
-the HNSW index deferred during a bulk load, and keyword pruning that must not change results."""
+the vector index deferred during a bulk load and chosen by the table's size, and keyword
+pruning that must not change results."""
 
 from __future__ import annotations
 
 import dataclasses
 import json
+from contextlib import contextmanager
 
 import numpy as np
 import pytest
 
 from backend_urls import fresh_url
 from docshelf.models import Chunk, DocumentRecord, SearchFilters
-from docshelf.stores import open_store
+from docshelf.stores import open_store, pg_index
 
 DIM = 8
 
@@ -79,6 +81,78 @@ def test_bulk_load_builds_the_vector_index_once_at_the_end(store):
     store.replace_documents([doc("late.md", ["later"], rng)])
     assert has_hnsw(store)  # a table with rows keeps its index: later writes update it in place
     assert store.count_chunks() == 61
+
+
+def vector_index_of(store) -> tuple[str | None, list[str]]:
+    """The vector index's access method and build options, as the catalog has them."""
+    with store._read() as cur:
+        cur.execute(pg_index.DESCRIBE.format(stats=store._t("stats")), (store._t("chunks_embedding"),))
+        method, options, _ = cur.fetchone()
+    return method, sorted(options or [])
+
+
+def settings_in_searches(store, monkeypatch) -> list[tuple[str, str, str, str]]:
+    """Record, at the end of every read transaction, the vector settings in force in it
+    (``SET LOCAL`` values vanish with the transaction, so they are read back inside it)."""
+    seen, read = [], store._read
+
+    @contextmanager
+    def reading():
+        with read() as cur:
+            yield cur
+            cur.execute("SELECT current_setting('hnsw.ef_search'), current_setting('hnsw.iterative_scan'), "
+                        "current_setting('ivfflat.probes'), current_setting('ivfflat.iterative_scan')")
+            seen.append(cur.fetchone())
+
+    monkeypatch.setattr(store, "_read", reading)
+    return seen
+
+
+def test_vector_index_and_its_search_settings_follow_the_table_size(store, monkeypatch):
+    """HNSW with a search breadth that grows with the rows, then IVFFlat once the table passes
+    ``IVFFLAT_FROM_ROWS`` (thresholds scaled down here: 60 rows act as 300k, 120 as 1.2M)."""
+    monkeypatch.setattr(pg_index, "IVFFLAT_FROM_ROWS", 100)
+    monkeypatch.setattr(pg_index, "ROWS_PER_LIST", 10)
+    monkeypatch.setattr(pg_index, "ROWS_PER_EF", 0.1)  # 60 rows: ef_search 600, as 300k rows get
+    rng = np.random.default_rng(9)
+    first = [doc(f"v{i}.md", [f"chunk {i} {j}" for j in range(3)], rng, collection=f"c{i % 2}") for i in range(20)]
+    store.replace_documents(first)
+    store.optimize()
+    assert vector_index_of(store) == ("hnsw", [])
+    seen = settings_in_searches(store, monkeypatch)
+    query = first[4][2][2]
+    assert [c.id for c, _ in store.vector_search(query, 5)][0] == "v4.md#2"
+    assert seen[-1][:2] == ("600", "relaxed_order")  # the old code searched with 200 at any size
+
+    more = [doc(f"w{i}.md", [f"more {i} {j}" for j in range(3)], rng, collection=f"c{i % 2}") for i in range(20)]
+    store.replace_documents(more)  # a table with rows keeps its index: HNSW until optimize
+    store.optimize()
+    assert vector_index_of(store) == ("ivfflat", ["lists=12"])
+    with store._read() as cur:  # the exact top 10 (an IVFFlat scan at its default reads one list)
+        cur.execute("SET LOCAL enable_indexscan = off")
+        cur.execute(f"SELECT id FROM {store._t('chunks')} ORDER BY embedding <=> %s::vector, id LIMIT 10",
+                    ("[" + ",".join(map(str, query)) + "]",))
+        exact = [r[0] for r in cur.fetchall()]
+    assert [c.id for c, _ in store.vector_search(query, 10)] == exact  # 12 lists: every one probed
+    assert seen[-1][2:] == ("12", "relaxed_order")
+    only_c1 = store.vector_search(query, 10, SearchFilters(collections=("c1",)))
+    assert len(only_c1) == 10 and {c.collection for c, _ in only_c1} == {"c1"}
+
+
+def test_optimize_keeps_an_index_that_fits_and_rebuilds_one_trained_for_another_size(store, monkeypatch):
+    monkeypatch.setattr(pg_index, "IVFFLAT_FROM_ROWS", 10)
+    monkeypatch.setattr(pg_index, "ROWS_PER_LIST", 2)
+    rng = np.random.default_rng(10)
+    store.replace_documents([doc(f"g{i}.md", [f"t {i} {j}" for j in range(2)], rng) for i in range(10)])
+    store.optimize()
+    assert vector_index_of(store) == ("ivfflat", ["lists=10"])
+    store.replace_documents([doc(f"h{i}.md", [f"u {i}"], rng) for i in range(10)])  # 30 rows: lists 15 would fit
+    store.optimize()
+    assert vector_index_of(store) == ("ivfflat", ["lists=10"])  # within a factor of REBUILD_GROWTH: kept
+    store.replace_documents([doc(f"k{i}.md", [f"w {i} {j}" for j in range(5)], rng) for i in range(30)])
+    store.optimize()  # 180 rows want 90 lists: more than 4 × 10
+    assert vector_index_of(store) == ("ivfflat", ["lists=90"])
+    assert store.count_chunks() == 180 and len(store.vector_search(np.ones(DIM, np.float32), 10)) == 10
 
 
 def postings_of(store) -> list[tuple]:

@@ -109,10 +109,12 @@ def test_the_six_sets_are_shipped():
     assert [p.name for p in SHIPPED_SETS] == ["click", "coverage", "marshmallow", "sqlmodel", "starlette", "werkzeug"]
 
 
-def test_a_cached_docset_index_holds_only_the_folder_being_evaluated(tmp_path):
+def test_a_cached_docset_index_holds_one_copy_shared_by_every_checkout(tmp_path):
     """The cache is keyed on the folder's content, not its place: the same set evaluated
-    from another checkout reuses the index, and must not keep the first checkout's copy
-    (every page would be in the index twice)."""
+    from another checkout reuses the index. It indexes one copy of the folder kept in the
+    cache, so a second checkout's run neither re-indexes nor removes the folder a first run
+    (still searching, from another worktree) is using, and a deleted checkout leaves nothing
+    behind (every page would otherwise be in the index twice)."""
     from docshelf.embedders.fake import FakeEmbedder
     from docshelf.eval.docset_runner import open_docset_index
 
@@ -123,9 +125,15 @@ def test_a_cached_docset_index_holds_only_the_folder_being_evaluated(tmp_path):
         _write_set(folder, rows)
         (folder / "docs" / "guide.md").write_text("# Start\n\nRun the server with one command.\n")
     cache = tmp_path / "cache"
-    chunks = open_docset_index(load_docset(first), cache_dir=cache, embedder=FakeEmbedder()).service.store.count_chunks()
-    shutil.rmtree(first)  # a deleted worktree: a missing root is kept by design, so the eval must drop it
+    running = open_docset_index(load_docset(first), cache_dir=cache, embedder=FakeEmbedder())
+    chunks = running.service.store.count_chunks()
+    (root,) = [i.path for i in running.service.root_infos()]
+    assert Path(root).is_relative_to(cache.resolve()) and (Path(root) / "guide.md").is_file()
     index = open_docset_index(load_docset(second), cache_dir=cache, embedder=FakeEmbedder())
-    assert {r.root for r in index.service.store.records()} == {str((second / "docs").resolve())}
+    assert index.reused
+    assert [i.path for i in index.service.root_infos()] == [root]
+    assert running.service.search("start the server", k=1).hits  # the first run still finds its pages
+    shutil.rmtree(first)  # a deleted worktree
+    index = open_docset_index(load_docset(second), cache_dir=cache, embedder=FakeEmbedder())
+    assert {r.root for r in index.service.store.records()} == {root}
     assert index.service.store.count_chunks() == chunks
-    assert [i.path for i in index.service.root_infos()] == [str((second / "docs").resolve())]

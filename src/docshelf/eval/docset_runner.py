@@ -10,6 +10,7 @@ Per question kind and overall (answerable questions only, except AUROC):
 
 from __future__ import annotations
 
+import shutil
 import tempfile
 import time
 from collections.abc import Callable, Sequence
@@ -83,31 +84,56 @@ def open_docset_index(
     embedder: Any = None,
     progress: Any = None,
 ) -> EvalIndex:
-    """Index ``docs/`` in place (cached per folder content, model and chunker)."""
+    """Index ``docs/`` (cached per folder content, model and chunker: the cached index holds a
+    copy of the folder, ``cached_docs``; without the cache the folder is indexed in place)."""
     from ..embedders import make_embedder
     from ..service import Docshelf
 
     base = Settings(index_dir=Path("unused"), model=model)
     embedder = embedder or make_embedder(base.model, batch_size=base.embed_batch_size, threads=base.embed_threads)
     chunk_tokens = min(base.chunk_tokens or embedder.max_tokens, embedder.max_tokens)
+    docs = Path(docset.docs_dir)
     if use_cache:
-        root = Path(cache_dir) if cache_dir else default_cache_dir()
-        index_dir = root / docset_cache_key(docset, embedder.model_id, chunk_tokens, base.chunk_overlap) / "index"
+        entry = (Path(cache_dir) if cache_dir else default_cache_dir()) / docset_cache_key(
+            docset, embedder.model_id, chunk_tokens, base.chunk_overlap)
+        index_dir = entry / "index"
+        docs = cached_docs(docs, entry / "docs")
     else:
         index_dir = Path(tempfile.mkdtemp(prefix="docshelf-eval-")) / "index"
-    service = Docshelf(base.model_copy(update={"index_dir": index_dir, "roots": [docset.docs_dir]}), embedder=embedder)
+    service = Docshelf(base.model_copy(update={"index_dir": index_dir, "roots": [docs]}), embedder=embedder)
     started = time.monotonic()
-    # The cache is keyed on the folder's content, not its place: the same set evaluated from
-    # another checkout reuses the index, and the first checkout's copy must go (a missing
-    # root is otherwise kept, by design, and every page would be in the index twice).
-    here = str(Path(docset.docs_dir).resolve())
+    # The index holds one root: an entry made before the copy indexed some checkout's folder
+    # in place, and that root goes (a missing root is otherwise kept, by design, and every
+    # page would be in the index twice).
+    here = str(docs.resolve())
     for info in service.root_infos():
         if info.path != here:
             service.remove_root(info.path, lock_timeout=600)
-    report = service.index([docset.docs_dir], progress=progress, lock_timeout=600)
+    report = service.index([docs], progress=progress, lock_timeout=600)
     reused = not (report.added or report.updated or report.removed)
     names = {r.path: r.path for r in service.store.records() if r.status == "indexed"}
     return EvalIndex(service, names, time.monotonic() - started, reused)
+
+
+def cached_docs(source: Path, copy: Path) -> Path:
+    """``copy``, made from ``source`` once (the cache entry is keyed on the folder's content, so
+    one copy serves every checkout). Every checkout evaluates the same root, so two runs of
+    one set from two worktrees at once share the index instead of each removing the other's
+    folder from it mid-run (a run of set F scored hit@1 0.04 that way)."""
+    if not copy.is_dir():
+        copy.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=".docs-", dir=copy.parent))  # renamed into place whole
+        try:
+            shutil.copytree(source, staging / "docs")
+            try:
+                (staging / "docs").rename(copy)
+            except OSError:
+                if not copy.is_dir():
+                    raise
+                # another run made it first: the same content
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
+    return copy
 
 
 def ask(service: Any, question: Question, mode: SearchMode) -> Outcome:

@@ -38,9 +38,9 @@ from ..requests import MAX_K, MODES
 from .calibrate import CalibrationParams, Calibrator, QueryEvidence, capped, confidence, coverage
 from .calibration_memo import CalibrationMemo
 from .diversity import Group, diversify
-from .fuse import (FusionParams, bm25_to_unit, cosine_to_unit, exact_bonus, fuse_hybrid, heading_share, is_changelog,
-                   is_summary_heading, named_sections_first, opens_subsection, short_prior, subsection_after_lead_in,
-                   within_page_ties)
+from .fuse import (FusionParams, bm25_to_unit, cosine_to_unit, exact_bonus, fuse_hybrid, heading_share, included_paths,
+                   is_changelog, is_summary_heading, named_sections_first, opens_subsection, short_prior,
+                   subsection_after_lead_in, within_page_ties)
 from .highlight import after_no, highlight_spans, term_stems
 from .phrase import content_count, looks_pasted, phrase_share, query_words, reads_as_code
 from .rerank import Reranker
@@ -308,6 +308,11 @@ class Searcher:
         if params.changelog_penalty > 0:  # the page that explains a feature before the line saying it changed
             keep = 1.0 - params.changelog_penalty
             fused = {i: f * keep if is_changelog(chunks[i].path) else f for i, f in fused.items()}
+        if params.included_penalty > 0:  # the page that shows an example before the example's own file
+            shown = {(c.root, p) for c in chunks.values() for p in included_paths(c.metadata_json) if p != c.path}
+            if shown:
+                keep = 1.0 - params.included_penalty
+                fused = {i: f * keep if (chunks[i].root, chunks[i].path) in shown else f for i, f in fused.items()}
         self._local.evidence = {i: (den.get(i), lex.get(i, 0.0)) for i in chunks}
         ranked = sorted(fused.items(), key=lambda kv: -kv[1])
         pages = {i: (chunks[i].root, chunks[i].path) for i in fused}

@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from collections.abc import Callable, Hashable, Mapping, Sequence
@@ -100,6 +101,11 @@ class FusionParams:
     phrase_weight: float = 0.5
     phrase_min_run: int = 2
     phrase_candidates: int = 40
+    # A file another candidate page includes (``docs_src/tutorial001.py`` shown by a tutorial
+    # through ``{* … *}`` or ``--8<--``) ranks as if scored (1 - included_penalty): the page
+    # shows the same code with the prose that explains it, and the reader is sent there. Only
+    # when the including page is in the same pool (``included_paths``); hybrid only.
+    included_penalty: float = 0.3
 
 
 def bm25_to_unit(score: float, half: float = 10.0) -> float:
@@ -239,6 +245,18 @@ _CHANGELOG = re.compile(
 def is_changelog(path: str) -> bool:
     """Whether a page is a change log, release notes or an upgrade guide, by its file name."""
     return _CHANGELOG.fullmatch(PurePosixPath(path.lower()).stem) is not None
+
+
+@lru_cache(maxsize=8192)  # once per page's metadata, not once per candidate chunk of every query
+def included_paths(metadata_json: str) -> tuple[str, ...]:
+    """The root-relative paths a chunk's page includes (its parser's ``includes`` metadata)."""
+    if '"includes"' not in metadata_json:
+        return ()
+    try:
+        value = json.loads(metadata_json).get("includes")
+    except (ValueError, AttributeError):
+        return ()
+    return tuple(p for p in value if isinstance(p, str)) if isinstance(value, list) else ()
 
 
 def exact_bonus(score: float, share: float, params: FusionParams) -> float:

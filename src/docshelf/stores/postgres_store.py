@@ -25,6 +25,7 @@ from __future__ import annotations
 import json
 import logging
 import re
+import time
 import zlib
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -36,13 +37,12 @@ import numpy as np
 from ..analysis import searchable_text
 from ..errors import ConfigError, InvalidQuery, StoreError
 from ..models import Chunk, DocumentRecord, SearchFilters
-from . import lexical, pg_copy
+from . import lexical, pg_copy, pg_index
 from .pg_schema import migrations as _migrations
 from .pg_sql import filter_sql
 from .pg_sql import tsquery as _tsquery
 from .pg_sql import tsquery_above
 from .pg_sql import vector_literal as _vector_text
-from .vector_index import hnsw_ef
 from .locks import CountingLock
 from .records import doc_key, field_tokens, from_dict, to_dict
 from .ties import TIE_SLACK
@@ -55,8 +55,7 @@ PROBE_MATCHES = 200  # the rarest terms probed first cover at least this many ro
 SKIP_SHARE = 0.5  # the commonest terms skipped weigh at most this share of the floor (room left to drop rows)
 FLOAT_SLACK = 1e-9  # bounds compared with this relative margin: partial sums add in another order
 PROBE_PER_HIT = 5  # …and this many per hit asked for (the k-th best of them sets the floor)
-HNSW_BUILD_MEMORY_MB = (512, 4096)  # maintenance_work_mem for a bulk HNSW build: at least, at most
-HNSW_BYTES_PER_ROW = 800  # pgvector's graph beside each 4·d-byte vector (m = 16), with some slack
+INDEX_TTL_S = 30.0  # how long a reader trusts its view of the vector index (kind, lists) and the row count
 _PREFIX = re.compile(r"^[a-z_][a-z0-9_]{0,30}$")
 _CHUNK_COLUMNS = (
     "id, doc_key, root, path, collection, doc_type, title, heading_path, chunk_index, text, embed_text, "
@@ -100,6 +99,7 @@ class PostgresStore:
         if read_url:
             read, _ = parse_url(read_url)
             self._read_pool = self._open_pool(ConnectionPool, read, pool_size)
+        self._index_seen: tuple[float, pg_index.PgVectorIndex | None, int] | None = None
         self._migrate()
 
     @staticmethod
@@ -303,9 +303,11 @@ class PostgresStore:
             "SELECT * FROM hits ORDER BY distance, path, chunk_index, id LIMIT %s"  # equal distances: ties.py
         )
         args = [_vector_text(vector), *params, k + TIE_SLACK, k]
+        index, size = self._vector_index()
+        settings = pg_index.query_settings(index, size, k + TIE_SLACK)
         with self._read() as cur:
-            cur.execute("SELECT set_config('hnsw.ef_search', %s, true)", (str(min(1000, hnsw_ef(k + TIE_SLACK))),))
-            cur.execute("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true)")
+            cur.execute("SELECT " + ", ".join(["set_config(%s, %s, true)"] * len(settings)),
+                        [x for item in settings.items() for x in item])
             cur.execute(sql, args)
             rows = cur.fetchall()
             if len(rows) < k and where != "TRUE":
@@ -550,30 +552,37 @@ class PostgresStore:
     def refresh(self) -> None:
         """Nothing to do: every read sees the last committed writes."""
 
-    def _hnsw_build_memory_mb(self, conn) -> int:
-        """``maintenance_work_mem`` for building the HNSW index over the rows there are now: the
-        whole graph (vectors and neighbour lists) in memory, since pgvector builds several times
-        slower once it spills; never below what the server is already set to (an operator's
-        choice wins), and capped so a 1M-row build does not take the machine's memory."""
-        have = conn.execute("SELECT setting::bigint * 1024 FROM pg_settings WHERE name = 'maintenance_work_mem'").fetchone()[0]
-        n = self.count_chunks()
-        need = n * (4 * self.dimensions + HNSW_BYTES_PER_ROW) // 2**20
-        low, high = HNSW_BUILD_MEMORY_MB
-        return max(int(have) // 2**20, min(max(need, low), high))
+    def _vector_index(self, conn=None) -> tuple[pg_index.PgVectorIndex | None, int]:
+        """The vector index there is and the table's rows, as read at most ``INDEX_TTL_S`` ago
+        (they only change at a bulk load or ``optimize``; stale, a query is still answered);
+        read now on ``conn`` when given (the writer's, on the primary: a replica may lag)."""
+        now = time.monotonic()
+        if conn is not None or self._index_seen is None or now - self._index_seen[0] > INDEX_TTL_S:
+            sql, args = pg_index.DESCRIBE.format(stats=self._t("stats")), (self._t("chunks_embedding"),)
+            with self._read() if conn is None else conn.cursor() as cur:
+                method, options, rows = cur.execute(sql, args).fetchone()
+            self._index_seen = (now, pg_index.PgVectorIndex.from_catalog(method, options), int(rows or 0))
+        return self._index_seen[1], self._index_seen[2]
+
+    def _ensure_vector_index(self, conn) -> None:
+        """Build the index the table's size calls for (``pg_index``) when it has none (a bulk load
+        dropped it) or one for another size; searches use the old one until the swap."""
+        index, rows = self._vector_index(conn)
+        if not pg_index.needs_rebuild(index, rows):
+            return
+        pg_index.build(conn, pg_index.index_for(rows), self._t("chunks"), self._t("chunks_embedding"),
+                       pg_index.build_memory_mb(conn, rows, self.dimensions))
+        self._index_seen = None
 
     def optimize(self) -> None:
-        """Build the HNSW index if a bulk load dropped it, and refresh the planner's statistics."""
+        """Build the vector index for the table's size if a bulk load dropped it or the table
+        outgrew it (``pg_index``), and refresh the planner's statistics."""
         import psycopg
 
         try:
             with self._pool.connection() as conn:
                 conn.autocommit = True
-                conn.execute(f"SET maintenance_work_mem = '{self._hnsw_build_memory_mb(conn)}MB'")
-                conn.execute(
-                    f"CREATE INDEX IF NOT EXISTS {self._t('chunks_embedding')} "
-                    f"ON {self._t('chunks')} USING hnsw (embedding vector_cosine_ops)"
-                )
-                conn.execute("RESET maintenance_work_mem")
+                self._ensure_vector_index(conn)
                 conn.execute(f"VACUUM (ANALYZE) {self._t('postings')}")  # index-only scans need the visibility map
                 for table in ("chunks", "documents", "terms"):
                     conn.execute(f"ANALYZE {self._t(table)}")

@@ -93,12 +93,12 @@ def probes(partitions: int) -> int:
 
 HNSW_EF_MIN = 200
 """HNSW search breadth for a top-``k`` query: at least this, ``2 k`` for larger k (``hnsw_ef``).
-At 100k chunks, top 10 against exact: recall 0.977 at the engine's default, 0.991 at 200 (embedded);
-pgvector's default 40 gave 0.83, 200 gave 0.99 (PostgreSQL; benchmarks/README.md)."""
+At 100k chunks, top 10 against exact: recall 0.977 at the engine's default, 0.991 at 200 (embedded).
+PostgreSQL's pgvector index has its own rule by table size (``pg_index.ef_search``)."""
 
 
 def hnsw_ef(k: int) -> int:
-    """The HNSW search breadth of every store with an HNSW graph (embedded IVF-HNSW-SQ, pgvector)."""
+    """The HNSW search breadth of the embedded store's IVF-HNSW-SQ index."""
     return max(HNSW_EF_MIN, 2 * k)
 
 
