@@ -93,6 +93,14 @@ class FusionParams:
     # top spot from the page that explains it (sets A and E, benchmarks/README.md). A change log
     # that matches much better than any other page still wins.
     changelog_penalty: float = 0.3
+    # Phrase evidence (``phrase.py``), for a query that looks pasted (``phrase.looks_pasted``: an
+    # error message, a line of program output): each of the phrase_candidates best candidates holding
+    # a run of at least phrase_min_run of the query's content words verbatim, in order, gains
+    # phrase_weight * s of the distance to 1, s the run's share of the query's content words (the
+    # page that prints the message, not the one explaining the topic: set F, benchmarks/README.md).
+    phrase_weight: float = 0.5
+    phrase_min_run: int = 2
+    phrase_candidates: int = 40
     # A file another candidate page includes (``docs_src/tutorial001.py`` shown by a tutorial
     # through ``{* … *}`` or ``--8<--``) ranks as if scored (1 - included_penalty): the page
     # shows the same code with the prose that explains it, and the reader is sent there. Only
