@@ -552,6 +552,9 @@ class Docshelf:
             filters=filters, min_score=request.min_score,
             max_per_doc=request.max_per_doc,
         )
+        if not result.hits and request.collections:
+            missing = self._missing_collections_note(request.collections)
+            result = replace(result, note="; ".join(n for n in (result.note, missing) if n))
         if request.max_chars is None:
             return result
         from .search.budget import fit_hits
@@ -562,6 +565,16 @@ class Docshelf:
         note = (f"hit texts were shortened to keep this response under {request.max_chars} characters; "
                 "read_neighbors(chunk_id) or get_document(path) gives the full text")
         return replace(result, hits=tuple(hits), note="; ".join(n for n in (result.note, note) if n))
+
+    def _missing_collections_note(self, wanted: Sequence[str]) -> str:
+        """An empty answer in a collection the index does not hold: a misspelt name, not a query
+        that matched nothing; name it and the collections there are (only asked when empty)."""
+        held = [c.name for c in self.collections()]
+        missing = [name for name in wanted if name not in held]
+        if not missing:
+            return ""
+        names = ", ".join(repr(name) for name in missing)
+        return f"no collection named {names}; the index holds: {', '.join(held) or 'no documents yet'}"
 
     def _linking_to(self, names: Sequence[str]) -> tuple[str, ...]:
         """Paths of the notes that link to any note ``names`` means (the ``linked_to`` filter)."""

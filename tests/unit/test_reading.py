@@ -94,6 +94,19 @@ def test_service_search_applies_the_response_budget(shelf, tmp_path, write):
     assert "shortened to keep this response under 5000 characters" in fitted.note and whole.note == ""
 
 
+def test_an_empty_search_in_an_unknown_collection_says_which_collections_exist(shelf, tmp_path, write):
+    """``--collection vendor-doc`` (a slip for ``default``) answered "No results. Try --mode fuzzy",
+    as if the query were wrong: the note names the collection the index does not hold."""
+    write(tmp_path / "docs", "a.md", "# A\n\nzeppelin hangar maintenance.")
+    shelf.index([tmp_path / "docs"])
+    missed = shelf.search(SearchRequest(query="zeppelin", mode="keyword", collections=("vendor-doc",)))
+    assert missed.hits == () and missed.note == "no collection named 'vendor-doc'; the index holds: default"
+    found = shelf.search(SearchRequest(query="zeppelin", mode="keyword", collections=("default",)))
+    assert found.hits and found.note == ""
+    nothing = shelf.search(SearchRequest(query="submarine", mode="keyword", collections=("default",)))
+    assert nothing.hits == () and nothing.note == ""
+
+
 def test_list_documents_pages_on_root_and_path(shelf, tmp_path, write):
     for root in ("one", "two"):
         write(tmp_path / root, "same.md", f"# {root}\n\ntext")
