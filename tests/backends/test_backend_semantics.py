@@ -287,6 +287,23 @@ def test_another_thread_of_the_writer_process_waits_too(backend_shelf):
     assert seen == [False, True]
 
 
+def test_a_released_writer_lock_is_free_at_once(backend_shelf):
+    """``release_writer`` returns once another thread or process can take the lock: PostgreSQL
+    frees a closed session's advisory locks only after that session's server process exits,
+    and a thread taking over at once found it still held (seen in CI under load)."""
+    import threading
+
+    shelf = backend_shelf()
+    for _ in range(30):
+        assert shelf.try_become_writer()
+        shelf.release_writer()
+        got: list[bool] = []
+        other = threading.Thread(target=lambda: (got.append(shelf.try_become_writer()), shelf.release_writer()))
+        other.start()
+        other.join()
+        assert got == [True]
+
+
 def test_equal_scores_come_back_in_path_order(backend_shelf, write, tmp_path):
     """Twelve copies of one passage score exactly alike in BM25 and cosine; which of them make a
     top-5 cut, and in what order, must not depend on the engine's scan order (engines return

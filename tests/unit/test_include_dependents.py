@@ -105,9 +105,12 @@ def test_a_live_update_of_an_included_path_reparses_the_pages_elsewhere(write, t
     assert keyword(shelf, "ibis") == {"a/tutorial.md"}
 
 
-def test_an_index_written_before_include_records_opens_and_gains_them(write, tmp_path, make_shelf, fake_embedder):
+def test_an_index_written_before_include_records_opens_and_learns_them_from_its_chunks(
+    write, tmp_path, make_shelf, fake_embedder
+):
     docs = tmp_path / "docs"
     write(docs, "tutorial.md", PAGE)
+    write(docs, "plain.md", "# Plain\n\nno includes\n")
     app = write(docs, "docs_src/app.py", "app = Flamingo()\n")
     shelf = make_shelf(fake_embedder, exclude=["docs_src/"])
     shelf.index([docs])
@@ -115,14 +118,14 @@ def test_an_index_written_before_include_records_opens_and_gains_them(write, tmp
     assert isinstance(store, LanceStore)
     store._docs.drop_columns(["includes", "include_missing"])  # the records table as older releases made it
     shelf = make_shelf(fake_embedder, exclude=["docs_src/"])
-    assert shelf.find_document("tutorial.md").includes == ()  # reads as "includes nothing"
-    write(docs, "tutorial.md", PAGE + "\nMore text.\n")
-    assert shelf.index([docs]).updated == ["tutorial.md"]  # the first write adds the columns
-    assert shelf.find_document("tutorial.md").includes == ("docs_src/app.py",)
+    assert shelf.find_document("tutorial.md").includes == ()  # a reader sees "includes nothing"
+    app.write_text("app = Heron()\n")  # changed before the first run of this release
+    report = shelf.index([docs])
+    assert (report.updated, report.unchanged) == (["tutorial.md"], 1)  # the upgrade read the chunks' metadata
+    assert keyword(shelf, "heron") == {"tutorial.md"} and keyword(shelf, "flamingo") == set()
+    records = {r.path: r for r in shelf.store.records()}
+    assert (records["tutorial.md"].includes, records["plain.md"].includes) == (("docs_src/app.py",), ())
     assert {"includes", "include_missing"} <= set(shelf.store._docs.schema.names)
-    app.write_text("app = Heron()\n")
-    assert shelf.index([docs]).updated == ["tutorial.md"]
-    assert keyword(shelf, "heron") == {"tutorial.md"}
 
 
 def test_a_frontmatter_field_named_includes_is_not_read_as_paths(write, tmp_path, shelf):

@@ -160,6 +160,8 @@ class Indexer:
         report.skipped.update(found.skipped)
         report.skipped_by_root = found.skipped_by_root
         self.records_after = None
+        if not dry_run:
+            self._upgrade_records()
         records = {(r.root, r.path): r for r in self.store.records()}
         # Only a folder root owns what vanished beneath it; a single-file root prunes nothing else.
         root_names = {str(Path(r).expanduser().resolve()) for r in roots if Path(r).expanduser().is_dir()}
@@ -229,6 +231,7 @@ class Indexer:
         def in_scope(rel: str) -> bool:
             return any(rel == s or rel.startswith(s + "/") for s in scopes)
 
+        self._upgrade_records()
         all_records = {(r.root, r.path): r for r in self.store.records()}
         # Pages that include a changed path (or looked for it in vain) are parsed again, wherever they are.
         includers = includers_of(all_records.values(), root_s, scopes)
@@ -251,6 +254,12 @@ class Indexer:
         self.store.delete_documents(gone)
         report.seconds = time.monotonic() - started
         return report
+
+    def _upgrade_records(self) -> None:
+        """Let a store bring records written by an older docshelf up to date (an optional ability)."""
+        upgrade = getattr(self.store, "upgrade_records", None)
+        if callable(upgrade):
+            upgrade()
 
     def _plan(
         self,

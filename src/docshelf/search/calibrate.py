@@ -75,6 +75,10 @@ class CalibrationParams:
     pool_weight: float = 1.0  # share of the query's terms in the top ``pool_depth`` candidates
     agreement_weight: float = 1.0  # share of the dense top-3 pages among BM25's top-3
     pool_depth: int = 10
+    # A query that reads as code (a pasted error or output line, an identifier: ``phrase.reads_as_code``)
+    # is answered by a passage holding its words, whatever their meaning to the model: in hybrid its
+    # estimate is at least the keyword estimate (``lexical``) of the same hit when this is on.
+    code_lexical: bool = True
     default_background: float = 0.22  # until the null queries have run (e.g. model still loading)
     refresh_seconds: float = 600.0
 

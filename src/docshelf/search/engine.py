@@ -38,10 +38,11 @@ from ..requests import MAX_K, MODES
 from .calibrate import CalibrationParams, Calibrator, QueryEvidence, capped, confidence, coverage
 from .calibration_memo import CalibrationMemo
 from .diversity import Group, diversify
-from .fuse import (FusionParams, bm25_to_unit, cosine_to_unit, exact_bonus, fuse_hybrid, heading_share, is_changelog,
-                   is_summary_heading, named_sections_first, opens_subsection, short_prior, subsection_after_lead_in,
-                   within_page_ties)
+from .fuse import (FusionParams, bm25_to_unit, cosine_to_unit, exact_bonus, fuse_hybrid, heading_share, included_paths,
+                   is_changelog, is_summary_heading, named_sections_first, opens_subsection, short_prior,
+                   subsection_after_lead_in, within_page_ties)
 from .highlight import after_no, highlight_spans, term_stems
+from .phrase import content_count, looks_pasted, phrase_share, query_words, reads_as_code
 from .rerank import Reranker
 from .typos import ProbeMemo, TypoParams, correct, corrected_query
 
@@ -155,9 +156,13 @@ class Searcher:
         cosine, bm25 = evidence
         best = group.best
         cover = coverage(query, " ".join((best.title, *best.heading_path, group.text())))
-        if cosine is not None:
-            return self.calibrator.dense(cosine, cover, None if bm25 is None else bm25_to_unit(bm25), seen)
-        return self.calibrator.lexical(bm25_to_unit(bm25 or 0.0), cover)
+        if cosine is None:
+            return self.calibrator.lexical(bm25_to_unit(bm25 or 0.0), cover)
+        estimate = self.calibrator.dense(cosine, cover, None if bm25 is None else bm25_to_unit(bm25), seen)
+        if seen is not None and self.options.calibration.code_lexical and reads_as_code(query):
+            # identifiers and pasted messages: the words themselves are the evidence (keyword's estimate)
+            estimate = max(estimate, self.calibrator.lexical(bm25_to_unit(bm25 or 0.0), cover))
+        return estimate
 
     def pool_coverage(self, query: str, scored: Sequence[tuple[Chunk, float]]) -> float:
         """Share of the query's terms found anywhere in the top candidates (ranked chunks, so
@@ -298,9 +303,16 @@ class Searcher:
                 return sum(1 for t, p in patterns if t in low and p.search(low)) / len(patterns)
 
             fused = {i: exact_bonus(f, share(lowered[i]), params) for i, f in fused.items()}
+        if params.phrase_weight > 0:
+            fused = phrase_bonus(query, fused, lex, lowered, params)
         if params.changelog_penalty > 0:  # the page that explains a feature before the line saying it changed
             keep = 1.0 - params.changelog_penalty
             fused = {i: f * keep if is_changelog(chunks[i].path) else f for i, f in fused.items()}
+        if params.included_penalty > 0:  # the page that shows an example before the example's own file
+            shown = {(c.root, p) for c in chunks.values() for p in included_paths(c.metadata_json) if p != c.path}
+            if shown:
+                keep = 1.0 - params.included_penalty
+                fused = {i: f * keep if (chunks[i].root, chunks[i].path) in shown else f for i, f in fused.items()}
         self._local.evidence = {i: (den.get(i), lex.get(i, 0.0)) for i in chunks}
         ranked = sorted(fused.items(), key=lambda kv: -kv[1])
         pages = {i: (chunks[i].root, chunks[i].path) for i in fused}
@@ -317,6 +329,23 @@ class Searcher:
         if params.subsection_band > 0:  # a lead-in's first subsection, when it answers nearly as well
             ranked = subsection_after_lead_in(ranked, pages, _follower(chunks), params.subsection_band)
         return [(chunks[cid], score) for cid, score in ranked]
+
+
+def phrase_bonus(
+    query: str, fused: dict[str, float], lex: dict[str, float], lowered: _Lowered, params: FusionParams
+) -> dict[str, float]:
+    """``fused`` with each of the ``phrase_candidates`` best candidates that hold a long verbatim
+    run of a pasted query moved toward 1 (``phrase.py``); other queries are left as they are."""
+    words = query_words(query)
+    if not looks_pasted(query) or content_count(words) < params.phrase_min_run:
+        return fused
+    out = dict(fused)
+    best = sorted((i for i in fused if lex.get(i, 0.0) > 0), key=lambda i: -lex[i])[: params.phrase_candidates]
+    for i in best:
+        share = phrase_share(words, lowered[i], params.phrase_min_run)
+        if share > 0:
+            out[i] = fused[i] + params.phrase_weight * share * (1.0 - fused[i])
+    return out
 
 
 def _follower(chunks: dict[str, Chunk]) -> Callable[[str], str | None]:

@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from collections.abc import Callable, Hashable, Mapping, Sequence
@@ -92,6 +93,19 @@ class FusionParams:
     # top spot from the page that explains it (sets A and E, benchmarks/README.md). A change log
     # that matches much better than any other page still wins.
     changelog_penalty: float = 0.3
+    # Phrase evidence (``phrase.py``), for a query that looks pasted (``phrase.looks_pasted``: an
+    # error message, a line of program output): each of the phrase_candidates best candidates holding
+    # a run of at least phrase_min_run of the query's content words verbatim, in order, gains
+    # phrase_weight * s of the distance to 1, s the run's share of the query's content words (the
+    # page that prints the message, not the one explaining the topic: set F, benchmarks/README.md).
+    phrase_weight: float = 0.5
+    phrase_min_run: int = 2
+    phrase_candidates: int = 40
+    # A file another candidate page includes (``docs_src/tutorial001.py`` shown by a tutorial
+    # through ``{* … *}`` or ``--8<--``) ranks as if scored (1 - included_penalty): the page
+    # shows the same code with the prose that explains it, and the reader is sent there. Only
+    # when the including page is in the same pool (``included_paths``); hybrid only.
+    included_penalty: float = 0.3
 
 
 def bm25_to_unit(score: float, half: float = 10.0) -> float:
@@ -231,6 +245,18 @@ _CHANGELOG = re.compile(
 def is_changelog(path: str) -> bool:
     """Whether a page is a change log, release notes or an upgrade guide, by its file name."""
     return _CHANGELOG.fullmatch(PurePosixPath(path.lower()).stem) is not None
+
+
+@lru_cache(maxsize=8192)  # once per page's metadata, not once per candidate chunk of every query
+def included_paths(metadata_json: str) -> tuple[str, ...]:
+    """The root-relative paths a chunk's page includes (its parser's ``includes`` metadata)."""
+    if '"includes"' not in metadata_json:
+        return ()
+    try:
+        value = json.loads(metadata_json).get("includes")
+    except (ValueError, AttributeError):
+        return ()
+    return tuple(p for p in value if isinstance(p, str)) if isinstance(value, list) else ()
 
 
 def exact_bonus(score: float, share: float, params: FusionParams) -> float:

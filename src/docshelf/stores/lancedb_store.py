@@ -135,7 +135,7 @@ class LanceStore:
         self._index_memo: tuple[Any, VectorIndex | None] | None = None  # (snapshot, its vector index)
         self._chunks = self._open(CHUNKS, _chunk_schema(self.dimensions))
         self._docs = self._open(DOCUMENTS, _DOC_SCHEMA)
-        self._doc_columns_checked: Any = None  # the records table once it has every column (see _add_doc_columns)
+        self._doc_columns_checked: Any = None  # the records table once it has every column (upgrade_records)
         self._fts_ready = self._has_fts()  # only the writer acts on it (it builds the index)
 
     def _open(self, name: str, schema: pa.Schema):
@@ -243,20 +243,48 @@ class LanceStore:
         if not records:
             return
         table = pa.Table.from_pylist([self._doc_row(r) for r in records], schema=_DOC_SCHEMA)
-        self._add_doc_columns()
+        self.upgrade_records()
         with self._orphan_free_write():  # a record write never leaves chunks without a record
             self._docs.merge_insert("key").when_matched_update_all().when_not_matched_insert_all().execute(table)
 
-    def _add_doc_columns(self) -> None:
-        """Give a records table made by an older docshelf the columns added since (null: read as ())."""
+    @_mapped("upgrade the document records of")
+    def upgrade_records(self) -> None:
+        """Bring a records table made by an older docshelf up to date (the indexer calls this as
+        the writer, before it plans a run; every record write checks too): add the columns added
+        since, and fill ``includes`` / ``include_missing`` from each page's chunk metadata, where
+        its parser has always listed them, so the first run already re-parses the pages whose
+        included files changed."""
         if self._doc_columns_checked is self._docs:
             return
         names = set(self._docs.schema.names)
         missing = [_DOC_SCHEMA.field(name) for name in _ADDED_DOC_COLUMNS if name not in names]
         if missing:
             log.info("adding %s to the document records of %s", ", ".join(f.name for f in missing), self.dir)
-            self._docs.add_columns(missing)
+            with self._orphan_free_write():
+                self._docs.add_columns(missing)
+                self._fill_includes()
         self._doc_columns_checked = self._docs
+
+    def _fill_includes(self) -> None:
+        """Copy each page's included paths from its first chunk's metadata into its record."""
+        found = (
+            self._chunks.search()
+            .where("chunk_index = 0 AND (metadata_json LIKE '%\"includes\"%' OR metadata_json LIKE '%\"include_missing\"%')")
+            .select(["root", "path", "metadata_json"]).limit(max(1, self._chunks.count_rows())).to_arrow().to_pylist()
+        )
+        paths = {}
+        for row in found:
+            meta = json.loads(row["metadata_json"] or "{}")
+            paths[_key(row["root"], row["path"])] = tuple(
+                [p for p in meta.get(name) or () if isinstance(p, str) and p != row["path"]]
+                for name in _ADDED_DOC_COLUMNS
+            )
+        rows = [r for r in self._docs.to_arrow().to_pylist() if r["key"] in paths]
+        for r in rows:
+            r["includes"], r["include_missing"] = paths[r["key"]]
+        if rows:
+            table = pa.Table.from_pylist(rows, schema=_DOC_SCHEMA)
+            self._docs.merge_insert("key").when_matched_update_all().execute(table)
 
     @_mapped("delete documents from")
     def delete_documents(self, keys: Sequence[tuple[str, str]]) -> None:

@@ -544,8 +544,16 @@ class PostgresStore:
 
         def give_back() -> None:
             conn = state.pop("conn", None)
-            if conn is not None and not conn.closed:
-                conn.close()  # ending the session releases the lock
+            if conn is None or conn.closed:
+                return
+            try:
+                # Released before this returns: a closed session frees its locks only once its
+                # server process has exited, and a thread taking over at once found it still held.
+                conn.execute("SELECT pg_advisory_unlock(%s)", (key,))
+            except psycopg.Error:
+                pass  # the session is gone already, and its locks with it
+            finally:
+                conn.close()
 
         return CountingLock(take, give_back)
 
