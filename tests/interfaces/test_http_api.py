@@ -149,6 +149,14 @@ def test_search_validation_names_the_field(client, body, field, message):
     assert error["message"].startswith(message)
 
 
+def test_a_body_that_is_not_json_is_named_as_the_body(client):
+    """Not ``0: …`` (pydantic's location of the bad character): the field is the body itself."""
+    r = client.post("/search", content=b"not json", headers={"Content-Type": "application/json"})
+    error = r.json()["error"]
+    assert (r.status_code, error["field"]) == (422, "body")
+    assert error["message"] == "body: not valid JSON (Expecting value at character 0)"
+
+
 def test_ingest_validation_names_the_field(client):
     r = client.post("/ingest/upsert", headers=AUTH, json={"records": [
         {"id": "x", "content": "t", "metadata": {"owners": {"a": 1}}}]})

@@ -39,11 +39,12 @@ def forbidden(imported: set[str]) -> list[str]:
 
 
 def test_core_does_not_import_interfaces():
-    """Every package but ``interfaces/`` (``live/``, ``eval/``, ``search/`` … included) is core."""
+    """Every package but ``interfaces/`` (``live/``, ``eval/``, ``search/`` … included) is core;
+    ``__main__.py`` (``python -m docshelf``) is the command line's entry point, not core."""
     offenders = {}
     for path in sorted(SRC.rglob("*.py")):
         rel = path.relative_to(SRC).as_posix()
-        if rel.startswith("interfaces/"):
+        if rel.startswith("interfaces/") or rel == "__main__.py":
             continue
         bad = forbidden(imports_of(rel, path.read_text()))
         if bad:

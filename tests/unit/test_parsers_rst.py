@@ -268,3 +268,63 @@ def test_sphinx_sources_named_txt_are_read_as_rst(tmp_path: Path) -> None:
     assert (doc.format, [b.text for b in doc.blocks]) == ("rst", ["Requests", "See HttpRequest."])
     plain = parse(tmp_path / "notes.txt", "Notes\n=====\n\nJust text with one :func:`x` mention.\n")
     assert plain.format == "text"
+
+
+def test_a_dotted_autodoc_name_is_not_qualified_again_by_the_current_module(tmp_path: Path) -> None:
+    """pytest's reference sets ``.. currentmodule:: _pytest.hookspec`` and later documents
+    ``.. autoclass:: pytest.Approx()``: Sphinx heads it ``class pytest.Approx``, since an
+    explicit module path wins over the current module."""
+    doc = parse(tmp_path / "reference.rst", (
+        "API\n===\n\n"
+        ".. currentmodule:: _pytest.hookspec\n\n"
+        ".. autofunction:: pytest_addoption\n\n"
+        ".. autoclass:: pytest.Approx()\n    :members:\n\n"
+        ".. class:: pytest.fail.Exception\n"
+    ))
+    assert [b.text for b in doc.blocks[1:]] == [
+        "_pytest.hookspec.pytest_addoption", "class pytest.Approx()", "class pytest.fail.Exception",
+    ]
+
+
+def test_an_enumerator_followed_by_an_unindented_line_starts_a_paragraph(tmp_path: Path) -> None:
+    """docutils reads ``1. text`` as a list item only when the next line is blank, indented or
+    another item; otherwise (pytest's monkeypatch page) the lines are one paragraph, not an
+    item cut after its first line."""
+    doc = parse(tmp_path / "monkeypatch.rst", (
+        "1. Modifying the behavior of a function e.g.\n"
+        "there is an API call you will not make.\n\n"
+        "2. Modifying dictionaries e.g. a global\n"
+        "configuration.\n\n"
+        "3. A real item\n"
+        "   continued.\n"
+        "4. Another item.\n"
+    ))
+    assert blocks(doc) == [
+        ("paragraph", "1. Modifying the behavior of a function e.g.\nthere is an API call you will not make.", (), 1, 2),
+        ("paragraph", "2. Modifying dictionaries e.g. a global\nconfiguration.", (), 4, 5),
+        ("list", "3. A real item\ncontinued.\n4. Another item.", (), 7, 9),
+    ]
+
+
+def test_a_field_body_with_a_directive_is_read_as_blocks_not_flattened(tmp_path: Path) -> None:
+    """pytest's ``filterwarnings`` reference: a ``:keyword:`` field whose body holds a
+    ``.. code-block::`` showed the directive line raw inside the field's text."""
+    doc = parse(tmp_path / "reference.rst", (
+        ".. py:function:: pytest.mark.filterwarnings(filter)\n\n"
+        "    :keyword str filter:\n"
+        "        A *warning specification string*, separated by ``\":\"``.\n\n"
+        "        For example:\n\n"
+        "        .. code-block:: python\n\n"
+        "            @pytest.mark.filterwarnings(\"ignore\")\n"
+        "            def test_foo(): ...\n\n"
+        "    :param x: The x,\n"
+        "        wrapped.\n"
+        "    :returns: nothing.\n"
+    ))
+    assert blocks(doc) == [
+        ("paragraph", "pytest.mark.filterwarnings(filter)", (), 1, 1),
+        ("list", ":keyword str filter: A *warning specification string*, separated by `\":\"`.", (), 3, 4),
+        ("paragraph", "For example:", (), 6, 6),
+        ("code", "```python\n@pytest.mark.filterwarnings(\"ignore\")\ndef test_foo(): ...\n```", (), 8, 11),
+        ("list", ":param x: The x,\nwrapped.\n:returns: nothing.", (), 13, 15),
+    ]

@@ -119,8 +119,9 @@ def validation_message(errors: list[dict[str, Any]]) -> tuple[str, str]:
         msg = "is required"
     elif kind == "extra_forbidden":
         msg = "is not a known field"
-    elif kind == "json_invalid":
-        msg = f"the body is not valid JSON ({error.get('ctx', {}).get('error', msg)})"
+    elif kind == "json_invalid":  # its location is the offending character, not a field
+        at = f" at character {loc[-1]}" if loc and loc[-1].isdigit() else ""
+        return "body", f"body: not valid JSON ({(error.get('ctx') or {}).get('error', msg)}{at})"
     elif kind != "value_error" and "input" in error and not isinstance(error["input"], dict | list):
         msg = f"{msg[:1].lower()}{msg[1:]}, got {error['input']!r}"
     return field, f"{field}: {msg}" if field else msg

@@ -235,7 +235,7 @@ class _Reader:
             return end
         if _ADORNMENT.match(stripped) and len(stripped) >= 4:  # a transition
             return i + 1
-        if _BULLET.match(text) or _ENUM.match(text):
+        if _BULLET.match(text) or (_ENUM.match(text) and _enumerated_item(lines, i)):
             return self._list(lines, i, out)
         if _FIELD.match(text):
             return self._field(lines, i, out)
@@ -298,7 +298,8 @@ class _Reader:
         while i < len(lines):
             text = lines[i][0]
             match = _BULLET.match(text) or _ENUM.match(text)
-            if not match or _list_style(text) != style:
+            if not match or _list_style(text) != style or (
+                    not _BULLET.match(text) and not _enumerated_item(lines, i)):
                 break
             width = len(match.group(0)) if text[len(match.group(0)) :].strip() else len(match.group("marker")) + 1
             end = self._extent(lines, i, 0)
@@ -330,13 +331,34 @@ class _Reader:
         end = self._extent(lines, i, 0)
         while end < len(lines) and _FIELD.match(lines[end][0]):
             end = self._extent(lines, end, 0)
-        kept = [(t, n) for t, n in lines[i:end]]
-        fields = [m.group("name").strip().lower() for t, _ in kept if (m := _FIELD.match(t))]
+        fields = [m.group("name").strip().lower() for t, _ in lines[i:end] if (m := _FIELD.match(t))]
         if all(name in _DROP_FIELDS for name in fields):
             return end
-        body = "\n".join(t.strip() for t, _ in kept if t.strip())
-        out.append(self._block("list", self._inline(body), lines[i:end]))
+        simple: Numbered = []  # fields whose body is prose: one ``list`` block of their lines
+        j = i
+        while j < end:
+            match = _FIELD.match(lines[j][0])
+            stop = self._extent(lines, j, 0)
+            first = lines[j][0][match.end() :].strip() if match else lines[j][0].strip()
+            body = [(first, lines[j][1])] if first else []
+            inner = self.body(body + _dedent(lines[j + 1 : stop]))
+            if match is None or all(b.kind in ("paragraph", "list") for b in inner):
+                simple += [(t, n) for t, n in lines[j:stop] if t.strip()]
+            else:  # a code block, directive or table in the body: its blocks, the label first
+                self._flush_field(simple, out)
+                simple = []
+                self._labelled(self._inline(lines[j][0][: match.end()].strip()), lines[j : j + 1], inner, out,
+                               kind="list")
+            j = stop
+            while j < end and not lines[j][0].strip():
+                j += 1
+        self._flush_field(simple, out)
         return end
+
+    def _flush_field(self, simple: Numbered, out: list[Block]) -> None:
+        if simple:
+            body = "\n".join(t.strip() for t, _ in simple)
+            out.append(self._block("list", self._inline(body), simple))
 
     # -- explicit markup: directives, comments, targets, footnotes ---------------------------
     def _explicit(self, lines: Numbered, out: list[Block]) -> None:
@@ -409,7 +431,8 @@ class _Reader:
     def _qualified(self, kind: str, name: str) -> str:
         """``name`` as Sphinx heads a Python object: module-qualified at the top level
         (``.. module:: flask`` + ``Flask`` → ``class flask.Flask``), as written when nested."""
-        if self.module and not self.objects and kind != "module" and not name.startswith(self.module + "."):
+        dotted = "." in name.split("(")[0]  # an explicit module path wins (``pytest.Approx``)
+        if self.module and not self.objects and kind != "module" and not dotted:
             name = f"{self.module}.{name}"
         return f"{_AUTODOC_PREFIX.get(kind, '')}{name}"
 
@@ -454,6 +477,15 @@ class _Reader:
     def _block(self, kind: BlockKind, text: str, lines: Numbered) -> Block:
         numbers = [n for t, n in lines if t.strip()] or [n for _, n in lines]
         return Block(kind, text, self.headings.path, None, min(numbers), max(numbers))
+
+
+def _enumerated_item(lines: Numbered, i: int) -> bool:
+    """docutils' rule: ``1. text`` starts an item only when the next line is blank, indented
+    or another item; otherwise it is the first line of a paragraph (``1. e.g.`` + wrapped text)."""
+    if i + 1 >= len(lines):
+        return True
+    nxt = lines[i + 1][0]
+    return not nxt.strip() or _indent(nxt) > 0 or bool(_ENUM.match(nxt))
 
 
 def _list_style(text: str) -> str:
