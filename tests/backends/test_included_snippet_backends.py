@@ -39,3 +39,32 @@ def test_a_page_follows_the_snippet_it_includes_on_every_backend(backend_shelf, 
     report = shelf.reindex_paths(docs, ["snippets/budget.md"])
     assert sorted(report.updated) == ["guide/retries.md", "snippets/budget.md"]
     assert (found(shelf, "ninety"), found(shelf, "zero")) == (set(), {"guide/retries.md", "snippets/budget.md"})
+
+
+def test_a_postgres_index_from_before_include_records_learns_them_when_opened(request, write, tmp_path):
+    from backend_urls import fresh_url
+    from docshelf.config import Settings
+    from docshelf.embedders.fake import FakeEmbedder
+    from docshelf.service import Docshelf
+
+    docs = tmp_path / "docs"
+    write(docs, "guide/retries.md", PAGE)
+    snippet = write(docs, "snippets/budget.md", "The budget is seventeen attempts.\n")
+    settings = Settings(index_dir=tmp_path / "index", store=fresh_url("postgres", request, tmp_path))
+    shelf = Docshelf(settings, embedder=FakeEmbedder())
+    shelf.index([docs])
+    store = shelf.store
+    with store._write() as cur:  # the records and schema version as store schema 2 left them
+        cur.execute(f"UPDATE {store._t('documents')} SET record = record - 'includes' - 'include_missing'")
+        cur.execute(f"UPDATE {store._t('meta')} SET value = '2' WHERE key = 'store_schema'")
+    shelf.release_writer()
+    store.close()
+    snippet.write_text("The budget is forty attempts.\n")  # changed before the first run of this release
+    shelf = Docshelf(settings, embedder=FakeEmbedder())
+    try:
+        assert shelf.find_document("guide/retries.md").includes == ("snippets/budget.md",)
+        assert sorted(shelf.index([docs]).updated) == ["guide/retries.md", "snippets/budget.md"]
+        assert (found(shelf, "seventeen"), found(shelf, "forty")) == (set(), {"guide/retries.md", "snippets/budget.md"})
+    finally:
+        shelf.release_writer()
+        shelf.store.close()

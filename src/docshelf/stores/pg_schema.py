@@ -81,7 +81,17 @@ def migrations(p: str, dim: int) -> list[str]:
     CREATE TRIGGER {p}postings_up AFTER UPDATE ON {p}chunks REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
         FOR EACH STATEMENT EXECUTE FUNCTION {p}post_up();
     """
-    return [v1, v2]
+    # v3: document records list the files each page includes (``includes``, ``include_missing``);
+    # a page indexed before learns them from its first chunk's metadata, where the parser put them.
+    v3 = f"""
+    UPDATE {p}documents d SET record = d.record || jsonb_build_object(
+            'includes', coalesce(c.metadata->'includes', '[]'::jsonb),
+            'include_missing', coalesce(c.metadata->'include_missing', '[]'::jsonb))
+        FROM {p}chunks c
+        WHERE c.doc_key = d.doc_key AND c.chunk_index = 0 AND NOT d.record ? 'includes'
+          AND (c.metadata ? 'includes' OR c.metadata ? 'include_missing');
+    """
+    return [v1, v2, v3]
 
 
 __all__ = ["migrations"]

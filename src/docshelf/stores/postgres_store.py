@@ -49,7 +49,7 @@ from .ties import TIE_SLACK
 
 log = logging.getLogger(__name__)
 
-STORE_SCHEMA = 2  # bump with a new step in pg_schema.migrations
+STORE_SCHEMA = 3  # bump with a new step in pg_schema.migrations
 PRUNE_ABOVE_MATCHES = 2000  # keyword search scores every match below this many (term occurrences)
 PROBE_MATCHES = 200  # the rarest terms probed first cover at least this many rows (when they can)…
 SKIP_SHARE = 0.5  # the commonest terms skipped weigh at most this share of the floor (room left to drop rows)
