@@ -57,8 +57,9 @@ TIE_COLUMNS = ["id", "path", "chunk_index"]
 
 
 def top_rows(table: pa.Table, k: int, score: str) -> pa.Table:
-    """The ``k`` best rows of a query fetched with ``k + TIE_SLACK`` rows, equal scores by id
-    (``ties.py``); ``score`` is ``_score`` (higher first) or ``_distance`` (lower first)."""
+    """The ``k`` best rows of a query fetched with ``k + TIE_SLACK`` rows, equal scores by
+    (path, chunk index, id) (``ties.py``); ``score`` is ``_score`` (higher first) or ``_distance``
+    (lower first)."""
     if table.num_rows == 0:
         return table
     keys = list(map(tie_key, table.column("path").to_pylist(), table.column("chunk_index").to_pylist(), found_ids(table)))
