@@ -20,6 +20,12 @@ def doc_id(root: str, path: str) -> str:
     return hashlib.sha1(f"{root}\x00{path}".encode()).hexdigest()[:16]
 
 
+def listed_paths(value: Any) -> tuple[str, ...]:
+    """A parser's metadata list of root-relative paths (``includes``, ``include_missing``);
+    anything else under that key (a frontmatter field of the same name) lists none."""
+    return tuple(p for p in value if isinstance(p, str) and p) if isinstance(value, list | tuple) else ()
+
+
 @dataclass(frozen=True)
 class SourceFile:
     """A file found under a root. ``rel_path`` (POSIX, relative to ``root``) is its key."""

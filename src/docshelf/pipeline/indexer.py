@@ -37,7 +37,7 @@ from ..config import Settings
 from ..crashpoints import crash_point
 from ..dates import iso_day_or_none
 from ..errors import ParseError, SourceError
-from ..models import Chunk, DocumentRecord, IndexReport, ParseContext, ParsedDocument, SourceFile
+from ..models import Chunk, DocumentRecord, IndexReport, ParseContext, ParsedDocument, SourceFile, listed_paths
 from ..protocols import Embedder, Store
 from .chunk import ChunkDraft, Chunker, chunk_id
 from .dependents import includers_of, stale_includers
@@ -410,8 +410,8 @@ class Indexer:
             status="indexed", collection=collection, doc_type=doc_type, title=doc.title, format=doc.format,
             page_count=doc.page_count, tags=tags, date=doc_date, indexed_at=read_at or time.time(),
             aliases=_aliases(doc.metadata.get("aliases")), links=tuple(doc.metadata.get("links") or ()),
-            includes=tuple(p for p in _paths(doc.metadata.get("includes")) if p != src.rel_path),
-            include_missing=_paths(doc.metadata.get("include_missing")),
+            includes=tuple(p for p in listed_paths(doc.metadata.get("includes")) if p != src.rel_path),
+            include_missing=listed_paths(doc.metadata.get("include_missing")),
         )
         drafts = self.chunker.chunk(doc)
         chunks = self.make_chunks(doc, record, drafts)
@@ -551,11 +551,6 @@ def _tags(value: Any) -> tuple[str, ...]:
         if t and t not in out:
             out.append(t)
     return tuple(out)
-
-
-def _paths(value: Any) -> tuple[str, ...]:
-    """A parser's list of root-relative paths (anything else, e.g. a frontmatter key of that name: none)."""
-    return tuple(p for p in value if isinstance(p, str) and p) if isinstance(value, list | tuple) else ()
 
 
 def _aliases(value: Any) -> tuple[str, ...]:

@@ -15,6 +15,7 @@ from functools import lru_cache
 from pathlib import PurePosixPath
 
 from ..analysis import identifier_parts
+from ..models import listed_paths
 from .highlight import STOPWORDS
 
 
@@ -253,10 +254,9 @@ def included_paths(metadata_json: str) -> tuple[str, ...]:
     if '"includes"' not in metadata_json:
         return ()
     try:
-        value = json.loads(metadata_json).get("includes")
+        return listed_paths(json.loads(metadata_json).get("includes"))
     except (ValueError, AttributeError):
         return ()
-    return tuple(p for p in value if isinstance(p, str)) if isinstance(value, list) else ()
 
 
 def exact_bonus(score: float, share: float, params: FusionParams) -> float:

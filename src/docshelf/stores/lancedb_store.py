@@ -34,7 +34,7 @@ import pyarrow as pa
 from ..analysis import searchable_text
 from ..crashpoints import crash_point
 from ..errors import DocshelfError, InvalidQuery, StoreError
-from ..models import Chunk, DocumentRecord, SearchFilters
+from ..models import Chunk, DocumentRecord, SearchFilters, listed_paths
 from .filters import quote, to_sql
 from .lancedb_import import import_lancedb
 from .lance_queries import (
@@ -276,8 +276,7 @@ class LanceStore:
         for row in found:
             meta = json.loads(row["metadata_json"] or "{}")
             paths[_key(row["root"], row["path"])] = tuple(
-                [p for p in meta.get(name) or () if isinstance(p, str) and p != row["path"]]
-                for name in _ADDED_DOC_COLUMNS
+                [p for p in listed_paths(meta.get(name)) if p != row["path"]] for name in _ADDED_DOC_COLUMNS
             )
         rows = [r for r in self._docs.to_arrow().to_pylist() if r["key"] in paths]
         for r in rows:
