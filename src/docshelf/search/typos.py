@@ -72,9 +72,9 @@ def correct(
             break
         if len(word) < 4 or not word.isalpha() or word in names or word in english_words():
             continue  # short, a number, a name, or the reader's own (English) word: not a slip
-        if texts is None:  # only once a word needs the check; one string, one substring search per word
+        if texts is None:  # only once a word needs the check; one string, searched per word (holds_word)
             texts = "\x00".join(lowered() if lowered is not None else [c.embed_text.lower() for c in candidates])
-        if word in texts or stem(word) in texts:
+        if holds_word(texts, word):
             continue  # known: a keyword candidate holds it
         checks.append(word)
     if not checks:
@@ -159,6 +159,24 @@ class _Answers:
 _RAW_WORD = re.compile(r"[^\W_]+")
 
 
+def holds_word(texts: str, word: str) -> bool:
+    """Whether lowered ``texts`` hold ``word`` as a whole token (or a token with its stem),
+    not merely inside a longer one: ``aprox`` is in ``haproxy`` but no word of it. Each
+    occurrence of the word or its stem is found by a plain substring search (C speed; most
+    texts hold a known word at its first occurrence) and only then read as a token."""
+    root = stem(word)
+    for needle in dict.fromkeys((word, root)):
+        at = texts.find(needle)
+        while at != -1:
+            if at == 0 or not _RAW_WORD.match(texts, at - 1):
+                tail = _RAW_WORD.match(texts, at + len(needle))
+                token = needle + tail.group() if tail else needle
+                if token == word or stem(token) == root:
+                    return True
+            at = texts.find(needle, at + 1)
+    return False
+
+
 def typed_names(query: str) -> set[str]:
     """The query's words (folded as ``words`` folds them) typed with a capital after the first
     letter: acronyms and identifiers (``PDPN``, ``ComYMV``, ``cRCT``), never typos."""
@@ -236,4 +254,7 @@ def corrected_query(query: str, fixes: dict[str, str]) -> str:
     return query
 
 
-__all__ = ["ProbeMemo", "ProbeSearch", "TypoParams", "correct", "corrected_query", "edits", "english_words", "typed_names"]
+__all__ = [
+    "ProbeMemo", "ProbeSearch", "TypoParams", "correct", "corrected_query", "edits", "english_words", "holds_word",
+    "typed_names",
+]
