@@ -190,7 +190,14 @@ def test_one_line_range_syntax(run, tmp_path, write):
     run("index", str(tmp_path / "docs"))
     assert run("get", "a.md", "--lines", "7") == run("get", "a.md", "--lines", "7-7")
     code, out, _ = run("get", "a.md", "--lines", "7")
+    assert (code, out) == (0, "second paragraph\n")  # exactly line 7, not the chunk around it
+    assert run("get", "a.md", "--lines", "5-7")[1] == "## B\n\nsecond paragraph\n"
+    write(tmp_path / "docs", "a.md", "# A\n\nrewritten")  # changed since indexing: the chunks, and why
+    code, out, err = run("get", "a.md", "--lines", "7")
     assert (code, out) == (0, "## B\n\nsecond paragraph\n")
+    assert " ".join(err.split()) == (
+        "Note: a.md changed on disk since it was indexed: this is the indexed text of lines 7-7 (the chunks "
+        "holding lines 7-7), not the file's current lines; re-index it to read exact lines")
     code, _, err = run("get", "a.md", "--lines", "abc")
     assert code == 2
     assert err.splitlines()[-1] == (

@@ -245,6 +245,8 @@ def get(
         _print_json(doc)
     else:
         sys.stdout.write(doc.text + "\n")
+        if doc.note:
+            err.print(f"[yellow]Note:[/] {escape(doc.note)}")
 
 
 @app.command()
