@@ -218,7 +218,11 @@ class IndexReport:
 class SearchResult:
     """Hits for one query, the mode that ran, a note when the answer is partial, and how sure the
     search is that the documents answer the query at all: ``confidence`` is ``high``,
-    ``medium``, ``low`` or ``none`` (nothing relevant found), read from the top hit's score."""
+    ``medium``, ``low`` or ``none`` (nothing relevant found), read from the top hit's score.
+    With no hits, ``empty_reason`` says why, so an interface can say what to change: the query
+    matched no passage (``no_match``), every hit scored under ``min_score``
+    (``below_min_score``), no indexed document is in the filters' scope (``empty_scope``), or
+    a requested collection does not exist (``unknown_collection``, named in ``note``)."""
 
     query: str
     mode: SearchMode
@@ -226,3 +230,4 @@ class SearchResult:
     note: str = ""
     took_ms: float = 0.0
     confidence: Literal["high", "medium", "low", "none"] = "none"
+    empty_reason: Literal["", "no_match", "below_min_score", "empty_scope", "unknown_collection"] = ""

@@ -556,9 +556,11 @@ class Docshelf:
             filters=filters, min_score=request.min_score,
             max_per_doc=request.max_per_doc,
         )
-        if not result.hits and request.collections:
-            missing = self._missing_collections_note(request.collections)
-            result = replace(result, note="; ".join(n for n in (result.note, missing) if n))
+        if not result.hits and request.collections and (missing := self._missing_collections_note(request.collections)):
+            result = replace(result, note="; ".join(n for n in (result.note, missing) if n), empty_reason="unknown_collection")
+        elif not result.hits and result.empty_reason == "no_match" and (
+                filters.paths == () or self.documents_in_scope(request) == 0):
+            result = replace(result, empty_reason="empty_scope")  # the filters leave no document, not the query
         if request.max_chars is None:
             return result
         from .search.budget import fit_hits

@@ -142,10 +142,11 @@ class Searcher:
             seen = self.query_evidence(meant, scored, evidence) if ran == "hybrid" and groups else None
             estimates = capped([self.estimate(meant, g, evidence.get(g.best.id, (None, None)), seen) for g in groups])
             hits = [replace(h, score=round(s, 6)) for h, s in zip(hits, estimates, strict=True)]
-        hits = [h for h in hits if h.score >= min_score]
+        kept = [h for h in hits if h.score >= min_score]
         return SearchResult(
-            query, ran, tuple(hits), note, (time.perf_counter() - started) * 1000,
-            confidence=confidence(hits[0].score if hits else None),
+            query, ran, tuple(kept), note, (time.perf_counter() - started) * 1000,
+            confidence=confidence(kept[0].score if kept else None),
+            empty_reason="" if kept else "below_min_score" if hits else "no_match",
         )
 
     # -- scores -------------------------------------------------------------------------
