@@ -168,7 +168,7 @@ def holds_word(texts: str, word: str) -> bool:
     for needle in dict.fromkeys((word, root)):
         at = texts.find(needle)
         while at != -1:
-            if at == 0 or not _RAW_WORD.match(texts, at - 1):
+            if at == 0 or not texts[at - 1].isalnum():  # a token starts here (\w less "_", as _RAW_WORD)
                 tail = _RAW_WORD.match(texts, at + len(needle))
                 token = needle + tail.group() if tail else needle
                 if token == word or stem(token) == root:
