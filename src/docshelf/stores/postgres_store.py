@@ -46,7 +46,7 @@ from .ties import TIE_SLACK
 
 log = logging.getLogger(__name__)
 
-STORE_SCHEMA = 3  # bump with a new step in pg_schema.migrations
+STORE_SCHEMA = 4  # bump with a new step in pg_schema.migrations
 INDEX_TTL_S = 30.0  # how long a reader trusts its view of the vector index (kind, lists) and the row count
 _PREFIX = re.compile(r"^[a-z_][a-z0-9_]{0,30}$")
 _CHUNK_COLUMNS = (
