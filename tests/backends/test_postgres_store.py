@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import time
 from contextlib import contextmanager
 
 import numpy as np
@@ -309,3 +310,28 @@ def test_runs_on_the_key_citus_needs(request, tmp_path, write):
     assert [h.path for h in shelf.search("heron reeds", mode="keyword").hits] == ["c.md"]
     shelf.release_writer()
     store.close()
+
+
+def test_the_store_url_can_choose_the_vector_index_method(request, tmp_path, monkeypatch):
+    """``?vector_index=ivfflat`` builds IVFFlat on a table the size rule gives HNSW, and
+    ``hnsw`` keeps HNSW past the rule's switch; any other value is a configuration error."""
+    from docshelf.errors import ConfigError
+
+    monkeypatch.setattr(pg_index, "IVFFLAT_FROM_ROWS", 10)
+    rng = np.random.default_rng(11)
+    docs = [doc(f"o{i}.md", [f"text {i} {j}" for j in range(3)], rng) for i in range(10)]
+    for method, want in (("ivfflat", ("ivfflat", ["lists=1"])), ("hnsw", ("hnsw", [])), ("auto", ("ivfflat", ["lists=1"]))):
+        store = open_store(tmp_path / "unused", DIM, fresh_url("postgres", request, tmp_path) + f"&vector_index={method}")
+        try:
+            store.replace_documents(docs)
+            store.optimize()
+            assert vector_index_of(store) == want, method
+            assert [c.id for c, _ in store.vector_search(docs[2][2][1], 3)][0] == "o2.md#1"
+        finally:
+            store.close()
+    with pytest.raises(ConfigError, match="vector_index must be auto, hnsw or ivfflat"):
+        open_store(tmp_path / "unused", DIM, fresh_url("postgres", request, tmp_path) + "&vector_index=flat")
+    began = time.monotonic()  # a misspelt libpq parameter: said at once, not after the pool's 30 s
+    with pytest.raises(ConfigError, match='invalid PostgreSQL URL .*invalid URI query parameter: "sslmod"'):
+        open_store(tmp_path / "unused", DIM, fresh_url("postgres", request, tmp_path) + "&sslmod=require")
+    assert time.monotonic() - began < 5

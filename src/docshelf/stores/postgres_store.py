@@ -55,15 +55,35 @@ _CHUNK_COLUMNS = (
 )
 
 
+_OWN_PARAMS = ("prefix", "vector_index")  # docshelf's own URL parameters; the rest are libpq's
+
+
 def parse_url(url: str) -> tuple[str, str]:
-    """The libpq URL without docshelf's own ``prefix`` parameter, and that prefix."""
+    """The libpq URL without docshelf's own parameters (``prefix``, ``vector_index``), and the prefix."""
     parts = urlsplit(url)
     query = parse_qsl(parts.query, keep_blank_values=True)
     prefix = next((v for k, v in query if k == "prefix"), "docshelf_")
     if not _PREFIX.match(prefix):
         raise ConfigError(f"table prefix {prefix!r} must be lower-case letters, digits and '_' (at most 31)")
-    rest = urlencode([(k, v) for k, v in query if k != "prefix"])
-    return urlunsplit((parts.scheme, parts.netloc, parts.path, rest, parts.fragment)), prefix
+    rest = urlencode([(k, v) for k, v in query if k not in _OWN_PARAMS])
+    libpq = urlunsplit((parts.scheme, parts.netloc, parts.path, rest, parts.fragment))
+    try:  # checked here: the pool would retry a malformed URL for its whole timeout
+        from psycopg.conninfo import conninfo_to_dict
+
+        conninfo_to_dict(libpq)
+    except ImportError:
+        pass
+    except Exception as exc:  # psycopg.ProgrammingError: an unknown parameter, a bad port…
+        raise ConfigError(f"invalid PostgreSQL URL {_redact(libpq)}: {exc}") from exc
+    return libpq, prefix
+
+
+def vector_index_method(url: str) -> str:
+    """``vector_index=`` of the store URL (``pg_index.METHODS``; ``auto`` when absent)."""
+    method = dict(parse_qsl(urlsplit(url).query)).get("vector_index", "auto")
+    if method not in pg_index.METHODS:
+        raise ConfigError(f"vector_index must be auto, hnsw or ivfflat (the store URL says {method!r})")
+    return method
 
 
 class PostgresStore(KeywordSearch):
@@ -76,6 +96,7 @@ class PostgresStore(KeywordSearch):
         except ImportError as exc:
             raise ConfigError("the PostgreSQL store needs `pip install 'docshelf[postgres]'`") from exc
         self.url, self.prefix = parse_url(url)
+        self.vector_index_method = vector_index_method(url)
         self.dimensions = dimensions
         self._pool = self._open_pool(ConnectionPool, self.url, pool_size)
         self._read_pool = self._pool
@@ -377,12 +398,14 @@ class PostgresStore(KeywordSearch):
         return self._index_seen[1], self._index_seen[2]
 
     def _ensure_vector_index(self, conn) -> None:
-        """Build the index the table's size calls for (``pg_index``) when it has none (a bulk load
-        dropped it) or one for another size; searches use the old one until the swap."""
+        """Build the index the table's size calls for (``pg_index``; the method ``vector_index=``
+        in the URL names, if any) when it has none (a bulk load dropped it) or one for another
+        size; searches use the old one until the swap."""
         index, rows = self._vector_index(conn)
-        if not pg_index.needs_rebuild(index, rows):
+        if not pg_index.needs_rebuild(index, rows, self.vector_index_method):
             return
-        pg_index.build(conn, pg_index.index_for(rows), self._t("chunks"), self._t("chunks_embedding"),
+        want = pg_index.index_for(rows, self.vector_index_method)
+        pg_index.build(conn, want, self._t("chunks"), self._t("chunks_embedding"),
                        pg_index.build_memory_mb(conn, rows, self.dimensions))
         self._index_seen = None
 
