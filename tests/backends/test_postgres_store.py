@@ -335,3 +335,48 @@ def test_the_store_url_can_choose_the_vector_index_method(request, tmp_path, mon
     with pytest.raises(ConfigError, match='invalid PostgreSQL URL .*invalid URI query parameter: "sslmod"'):
         open_store(tmp_path / "unused", DIM, fresh_url("postgres", request, tmp_path) + "&sslmod=require")
     assert time.monotonic() - began < 5
+
+
+def test_searches_go_to_the_read_url_and_the_writer_plans_from_the_primary(request, tmp_path, write):
+    """``store_read_url``: readers search the replica; the writer reads the primary, which it just
+    wrote (a replica lags: planning a run from it re-indexed what the last run had added).
+    The "replica" here is a second database holding a copy that never catches up."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    import psycopg
+
+    from docshelf.config import Settings
+    from docshelf.embedders.fake import FakeEmbedder
+    from docshelf.service import Docshelf
+
+    primary = fresh_url("postgres", request, tmp_path)
+    parts = urlsplit(primary)
+    name = f"replica_{parts.query.rsplit('prefix=', 1)[1].rstrip('_')}"
+    replica = urlunsplit(parts._replace(path=f"/{name}"))
+    with psycopg.connect(urlunsplit(parts._replace(query="&".join(
+            q for q in parts.query.split("&") if not q.startswith("prefix=")))), autocommit=True) as conn:
+        conn.execute(f"CREATE DATABASE {name}")
+    docs = tmp_path / "docs"
+    write(docs, "a.md", "# A\n\nThe kestrel hovers.\n")
+    write(docs, "b.md", "# B\n\nThe heron waits.\n")
+    first = Docshelf(Settings(index_dir=tmp_path / "i", store=primary), embedder=FakeEmbedder())
+    first.index([docs])
+    assert first.migrate_to(replica, sample=2).ok  # the replica's copy: a.md and b.md
+    first.release_writer()
+    first.store.close()
+
+    write(docs, "c.md", "# C\n\nThe cormorant dives.\n")
+    settings = Settings(index_dir=tmp_path / "i", store=primary, store_read_url=replica)
+    writer, reader = (Docshelf(settings, embedder=FakeEmbedder()) for _ in range(2))
+    try:
+        assert writer.try_become_writer()  # as a server's writer loop holds it
+        assert writer.index([docs]).added == ["c.md"]
+        again = writer.index([docs])
+        assert (again.added, again.updated, again.unchanged) == ([], [], 3)
+        assert [h.path for h in writer.search("cormorant", mode="keyword").hits] == ["c.md"]
+        assert not reader.search("cormorant", mode="keyword").hits  # the replica has not caught up
+        assert [h.path for h in reader.search("heron", mode="keyword").hits] == ["b.md"]
+    finally:
+        for shelf in (writer, reader):
+            shelf.release_writer()
+            shelf.store.close()

@@ -104,6 +104,7 @@ class PostgresStore(KeywordSearch):
             read, _ = parse_url(read_url)
             self._read_pool = self._open_pool(ConnectionPool, read, pool_size)
         self._index_seen: tuple[float, pg_index.PgVectorIndex | None, int] | None = None
+        self._writer: CountingLock | None = None
         self._migrate()
 
     @staticmethod
@@ -135,10 +136,15 @@ class PostgresStore(KeywordSearch):
 
     @contextmanager
     def _read(self) -> Iterator[Any]:
+        """One read-only transaction: on the replica (``store_read_url``), except while this
+        store holds the writer lock: the writer plans each run from what it last wrote, which a
+        replica may not have yet."""
         import psycopg
 
+        writing = self._writer is not None and self._writer.held
+        pool = self._pool if writing else self._read_pool
         try:
-            with self._read_pool.connection() as conn, conn.transaction(), conn.cursor() as cur:
+            with pool.connection() as conn, conn.transaction(), conn.cursor() as cur:
                 yield cur
         except psycopg.errors.InvalidRegularExpression as exc:
             raise InvalidQuery(f"the index could not run this query: {exc}") from exc
@@ -380,7 +386,8 @@ class PostgresStore(KeywordSearch):
             finally:
                 conn.close()
 
-        return CountingLock(take, give_back)
+        self._writer = CountingLock(take, give_back)
+        return self._writer
 
     def refresh(self) -> None:
         """Nothing to do: every read sees the last committed writes."""
