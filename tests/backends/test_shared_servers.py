@@ -53,3 +53,29 @@ def test_a_push_to_a_reader_whose_writer_has_another_folder_is_refused_at_once(k
         for runtime in (elsewhere, beside, writer):
             runtime.close()
             runtime.service().store.close()
+
+
+def test_a_qdrant_lease_is_renewed_while_held_and_taken_over_once_its_holder_stops(request, tmp_path, monkeypatch):
+    """Qdrant has no sessions: the writer holds a lease it renews. A holder that crashed (its
+    lease left as it was, no renewals) is replaced once the lease runs out; a live one is not."""
+    from docshelf.embedders.fake import FakeEmbedder
+    from docshelf.service import Docshelf
+    from docshelf.stores import qdrant_store
+
+    monkeypatch.setattr(qdrant_store, "LEASE_SECONDS", 1.0)
+    url = fresh_url("qdrant", request, tmp_path)
+    first, second = (Docshelf(Settings(index_dir=tmp_path / name, store=url), embedder=FakeEmbedder()) for name in "ab")
+    assert first.try_become_writer()
+    time.sleep(2.5)  # past two lease lengths: only renewals keep it
+    assert not second.try_become_writer()
+    first.release_writer()
+    assert second.try_become_writer()
+    second.release_writer()
+
+    crashed = {"owner": "gone-host:4242:dead", "expires": time.time() + 1.0}  # what a killed writer leaves
+    first.store._meta_put("writer", crashed)
+    assert not second.try_become_writer()
+    time.sleep(1.2)
+    assert second.try_become_writer()
+    assert first.store._meta_get("writer")["owner"] != crashed["owner"]
+    second.release_writer()
