@@ -34,7 +34,7 @@ import pyarrow as pa
 from ..analysis import searchable_text
 from ..crashpoints import crash_point
 from ..errors import DocshelfError, InvalidQuery, StoreError
-from ..models import Chunk, DocumentRecord, SearchFilters, listed_paths
+from ..models import Chunk, DocumentRecord, SearchFilters
 from .filters import quote, to_sql
 from .lancedb_import import import_lancedb
 from .lance_queries import (
@@ -42,7 +42,7 @@ from .lance_queries import (
     probe_texts, settled_rows, top_rows, window_limit, with_settings,
 )
 from .ties import TIE_SLACK
-from .records import field_tokens
+from .records import field_tokens, include_lists
 from .locks import FileWriterLock
 from .vector_index import VectorIndex, index_for, needs_rebuild, query_settings
 
@@ -274,10 +274,8 @@ class LanceStore:
         )
         paths = {}
         for row in found:
-            meta = json.loads(row["metadata_json"] or "{}")
-            paths[_key(row["root"], row["path"])] = tuple(
-                [p for p in listed_paths(meta.get(name)) if p != row["path"]] for name in _ADDED_DOC_COLUMNS
-            )
+            lists = include_lists(row["path"], row["metadata_json"])
+            paths[_key(row["root"], row["path"])] = tuple(lists[name] for name in _ADDED_DOC_COLUMNS)
         rows = [r for r in self._docs.to_arrow().to_pylist() if r["key"] in paths]
         for r in rows:
             r["includes"], r["include_missing"] = paths[r["key"]]
