@@ -426,8 +426,11 @@ class LanceStore:
         return None if identity is None else f"{version}:{identity[0]}:{identity[1]}"
 
     def _reader(self):
-        """The table reads go to: this thread's snapshot when one is open, else the live table."""
-        return getattr(self._pinned, "table", None) or self._chunks
+        """The table reads go to: this thread's snapshot when one is open, else the live table.
+        (Not ``pinned or self._chunks``: a table's truth value is its ``len``, one engine round
+        trip counting its rows, which every search paid once per query before.)"""
+        pinned = getattr(self._pinned, "table", None)
+        return self._chunks if pinned is None else pinned
 
     @_mapped("search")
     def vector_search(self, vector: np.ndarray, k: int, filters: SearchFilters | None = None) -> list[tuple[Chunk, float]]:
