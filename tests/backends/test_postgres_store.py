@@ -380,3 +380,31 @@ def test_searches_go_to_the_read_url_and_the_writer_plans_from_the_primary(reque
         for shelf in (writer, reader):
             shelf.release_writer()
             shelf.store.close()
+
+
+def test_an_index_run_with_nothing_changed_still_builds_a_missing_or_unwanted_vector_index(request, tmp_path, write):
+    """``optimize`` runs after runs that change enough; a vector index that is missing (a bulk
+    load dropped it and the process died before building it: every search then scans) or of
+    another method than ``vector_index=`` asks for is built by the next run, changed or not."""
+    from docshelf.config import Settings
+    from docshelf.embedders.fake import FakeEmbedder
+    from docshelf.service import Docshelf
+
+    url = fresh_url("postgres", request, tmp_path)
+    docs = tmp_path / "docs"
+    for i in range(5):
+        write(docs, f"d{i}.md", f"# D{i}\n\nThe grebe number {i} dives.\n")
+    shelf = Docshelf(Settings(index_dir=tmp_path / "i", store=url), embedder=FakeEmbedder())
+    shelf.index([docs])
+    assert vector_index_of(shelf.store)[0] == "hnsw"
+    with shelf.store._write() as cur:
+        cur.execute(f"DROP INDEX {shelf.store._t('chunks_embedding')}")
+    assert shelf.index([docs]).unchanged == 5
+    assert vector_index_of(shelf.store)[0] == "hnsw"
+    shelf.store.close()
+
+    shelf = Docshelf(Settings(index_dir=tmp_path / "i", store=url + "&vector_index=ivfflat"), embedder=FakeEmbedder())
+    assert shelf.index([docs]).unchanged == 5
+    assert vector_index_of(shelf.store) == ("ivfflat", ["lists=1"])
+    shelf.release_writer()
+    shelf.store.close()

@@ -416,6 +416,18 @@ class PostgresStore(KeywordSearch):
                        pg_index.build_memory_mb(conn, rows, self.dimensions))
         self._index_seen = None
 
+    def optimize_due(self) -> bool:
+        """Whether the vector index is missing or not the one ``optimize`` would build (the
+        service then runs ``optimize`` even after a run that changed nothing)."""
+        import psycopg
+
+        try:
+            with self._pool.connection() as conn:  # read now, on the primary (not the cached view)
+                index, rows = self._vector_index(conn)
+        except psycopg.Error as exc:
+            raise StoreError(f"PostgreSQL read failed: {exc}") from exc
+        return rows > 0 and pg_index.needs_rebuild(index, rows, self.vector_index_method)
+
     def optimize(self) -> None:
         """Build the vector index for the table's size if a bulk load dropped it or the table
         outgrew it (``pg_index``), and refresh the planner's statistics."""
