@@ -105,8 +105,9 @@ def test_every_shipped_set_is_valid_and_covers_every_kind(root):
     assert (root / "SOURCE.md").is_file() and list(root.glob("LICENSE*"))
 
 
-def test_the_six_sets_are_shipped():
-    assert [p.name for p in SHIPPED_SETS] == ["click", "coverage", "marshmallow", "sqlmodel", "starlette", "werkzeug"]
+def test_the_seven_sets_are_shipped():
+    names = ["click", "coverage", "marshmallow", "pytest", "sqlmodel", "starlette", "werkzeug"]
+    assert [p.name for p in SHIPPED_SETS] == names
 
 
 def test_a_cached_docset_index_holds_one_copy_shared_by_every_checkout(tmp_path):
