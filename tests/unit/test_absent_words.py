@@ -94,3 +94,13 @@ def test_an_absent_word_lowers_the_hybrid_score_and_is_named_in_the_note(indexed
     assert "no indexed document mentions mongodb" in with_rule.note
     plain = "session cookie max age"  # every word indexed: the same score either way
     assert searcher.search(plain).hits[0].score == off.search(plain).hits[0].score
+
+
+def test_short_acronyms_and_inflected_english_words_are_the_readers_own(indexed):
+    from docshelf.search.typos import is_english
+
+    assert is_english("passwords") and is_english("cookies") and not is_english("mongodb")
+    # 'API' (three letters) and 'passwords' (a plural the vocabulary lists only as 'password')
+    # occur nowhere here, yet they are how a reader asks, not what the documents lack
+    checked = check_words("rotate passwords through the API", indexed[0].store, [], TypoParams())
+    assert checked.absent == ()

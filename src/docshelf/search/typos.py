@@ -95,7 +95,7 @@ def check_words(
     for word in dict.fromkeys(words(query)):
         if len(checks) >= params.max_checks:
             break
-        if not word.isalpha() or len(word) < (3 if word in names else 4) or (word in english_words() and word not in names):
+        if len(word) < 4 or not word.isalpha() or (word not in names and is_english(word)):
             continue  # short, a number, or the reader's own (English) word: neither a slip nor a name
         if texts is None:  # only once a word needs the check; one string, one substring search per word
             texts = "\x00".join(lowered() if lowered is not None else [c.embed_text.lower() for c in candidates])
@@ -261,6 +261,20 @@ def english_words() -> frozenset[str]:
     return frozenset(w for w in vocab if w.isalpha() and w.isascii())
 
 
+def is_english(word: str) -> bool:
+    """A whole word of the shipped vocabulary, or its plural or ``-ed`` / ``-ing`` form
+    (``passwords``, ``injecting``): the WordPiece vocabulary lists few inflected forms."""
+    vocab = english_words()
+    if word in vocab:
+        return True
+    for suffix, bases in (("ies", ("y",)), ("es", ("", "e")), ("s", ("",)), ("ed", ("", "e")), ("ing", ("", "e"))):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            root = word[: -len(suffix)]
+            if any(root + b in vocab for b in bases):
+                return True
+    return False
+
+
 def corrected_query(query: str, fixes: dict[str, str]) -> str:
     """``query`` with each misspelt word replaced by its correction (case-insensitive, whole words)."""
     for wrong, right in fixes.items():
@@ -270,5 +284,5 @@ def corrected_query(query: str, fixes: dict[str, str]) -> str:
 
 __all__ = [
     "ProbeMemo", "ProbeSearch", "TypoParams", "WordCheck", "check_words", "correct", "corrected_query", "edits",
-    "english_words", "typed_names",
+    "english_words", "is_english", "typed_names",
 ]
