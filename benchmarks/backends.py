@@ -319,14 +319,19 @@ def keyword_ab(args) -> None:
     import subprocess
     import types
 
-    import docshelf.stores.postgres_store as mod
+    import docshelf.stores.pg_keyword as mod
     from docshelf.models import SearchFilters
     from docshelf.search.engine import Searcher
     from docshelf.stores import open_store
 
-    source = subprocess.run(["git", "show", f"{args.ref}:src/docshelf/stores/postgres_store.py"], cwd=HERE,
-                            capture_output=True, text=True, check=True).stdout
+    def at_ref(name: str) -> str:
+        return subprocess.run(["git", "show", f"{args.ref}:src/docshelf/stores/{name}"], cwd=HERE,
+                              capture_output=True, text=True).stdout
+
+    # keyword search moved from postgres_store.py to pg_keyword.py (same methods, same order)
+    source = at_ref("pg_keyword.py") or at_ref("postgres_store.py")
     methods = source[source.index("    def _bm25(self"):source.index("    def text_search(")]
+    methods = methods.replace("self._to_chunk(", "to_chunk(")
     scope = dict(vars(mod))
     exec("class Old:\n" + methods, scope)  # noqa: S102 - the repository's own code at --ref
     prefix = args.prefix or f"bench{args.chunks}_"

@@ -131,8 +131,8 @@ class DocumentRecord:
     links: tuple[str, ...] = ()  # outgoing [[wikilinks]] as written; resolved by ``notes.NoteIndex``
     # Root-relative paths the parse read from other files (snippet includes, nested ones too), and
     # the places an include that was not found was looked for: a change at any of them re-parses
-    # this document (``pipeline.dependents``). Records written before these existed read as (); LanceDB
-    # and PostgreSQL fill them from the chunks' metadata (``LanceStore.upgrade_records``, pg schema 3).
+    # this document (``pipeline.dependents``). Records written before these existed read as (); every
+    # store fills them from the chunks' metadata (``upgrade_records`` of LanceDB and Qdrant, pg schema 3-4).
     includes: tuple[str, ...] = ()
     include_missing: tuple[str, ...] = ()
 

@@ -337,6 +337,8 @@ class Docshelf:
                     self.store.optimize()
                     runs = 0
                 manifest["runs_since_optimize"] = runs
+            elif _optimize_due(self.store):  # e.g. a vector index a crashed bulk load left unbuilt
+                self.store.optimize()
             skipped = manifest.setdefault("skipped", {})
             for root in roots:  # what each root's walk skipped, until its next walk
                 key = str(root if root.is_dir() else root.parent)
@@ -735,6 +737,13 @@ class Docshelf:
             last_indexed_at=manifest.get("last_indexed_at"),
             skipped={rel: why for by_rel in (manifest.get("skipped") or {}).values() for rel, why in by_rel.items()},
         )
+
+
+def _optimize_due(store: Any) -> bool:
+    """Whether a store asks for ``optimize`` though nothing changed (an optional ability:
+    PostgreSQL when its vector index is missing or not the one its size and settings want)."""
+    due = getattr(store, "optimize_due", None)
+    return bool(callable(due) and due())
 
 
 def _changed_share(report: IndexReport) -> float:

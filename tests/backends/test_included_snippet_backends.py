@@ -3,6 +3,8 @@ document records keep the included paths on every backend), in a full run and a 
 
 from __future__ import annotations
 
+import pytest
+
 PAGE = '# Retries\n\nThe client retries failed requests.\n\n--8<-- "snippets/budget.md"\n'
 
 
@@ -65,6 +67,67 @@ def test_a_postgres_index_from_before_include_records_learns_them_when_opened(re
         assert shelf.find_document("guide/retries.md").includes == ("snippets/budget.md",)
         assert sorted(shelf.index([docs]).updated) == ["guide/retries.md", "snippets/budget.md"]
         assert (found(shelf, "seventeen"), found(shelf, "forty")) == (set(), {"guide/retries.md", "snippets/budget.md"})
+    finally:
+        shelf.release_writer()
+        shelf.store.close()
+
+
+def _strip_include_fields(shelf, backend: str, schema_was: int) -> None:
+    """Make the index look as a docshelf from before include records left it: records without
+    ``includes`` / ``include_missing`` (and the store's own marker of that upgrade undone)."""
+    store = shelf.store
+    if backend == "postgres":
+        with store._write() as cur:
+            cur.execute(f"UPDATE {store._t('documents')} SET record = record - 'includes' - 'include_missing'")
+            cur.execute(f"UPDATE {store._t('meta')} SET value = %s WHERE key = 'store_schema'", (str(schema_was),))
+    else:
+        from docshelf.stores.qdrant_store import point_id
+
+        keys = [p.id for p in store._scroll(store.docs)]
+        store.client.delete_payload(store.docs, keys=["includes", "include_missing"], points=keys, wait=True)
+        store.client.delete(store.meta, points_selector=[point_id("records")], wait=True)
+
+
+@pytest.mark.parametrize("backend", ["postgres", "qdrant"])
+def test_an_index_from_before_include_records_learns_them_as_lists_of_paths(backend, request, write, tmp_path):
+    """Both server stores fill the fields from each page's first chunk's metadata (as LanceDB
+    does), by the indexer's rule: a frontmatter field named ``includes`` that is not a list of
+    paths lists nothing (PostgreSQL's schema 3 copied the string; a schema-4 index repairs it),
+    and Qdrant fills them at all (it did not: a page whose snippet changed before the first run
+    of this release was not re-parsed)."""
+    from backend_urls import fresh_url
+    from docshelf.config import Settings
+    from docshelf.embedders.fake import FakeEmbedder
+    from docshelf.service import Docshelf
+
+    docs = tmp_path / "docs"
+    write(docs, "guide/retries.md", PAGE)
+    write(docs, "notes/plan.md", "---\nincludes: the whole team\n---\n# Plan\n\nA plan for everyone.\n")
+    snippet = write(docs, "snippets/budget.md", "The budget is seventeen attempts.\n")
+    settings = Settings(index_dir=tmp_path / "index", store=fresh_url(backend, request, tmp_path))
+    shelf = Docshelf(settings, embedder=FakeEmbedder())
+    shelf.index([docs])
+    _strip_include_fields(shelf, backend, schema_was=2)
+    shelf.release_writer()
+    shelf.store.close()
+    snippet.write_text("The budget is forty attempts.\n")
+    shelf = Docshelf(settings, embedder=FakeEmbedder())
+    try:
+        assert sorted(shelf.index([docs]).updated) == ["guide/retries.md", "snippets/budget.md"]
+        assert (found(shelf, "seventeen"), found(shelf, "forty")) == (set(), {"guide/retries.md", "snippets/budget.md"})
+        plan = shelf.find_document("notes/plan.md")
+        assert (plan.includes, plan.include_missing) == ((), ())
+        if backend == "postgres":  # an index that ran the old schema 3 step is repaired when opened
+            store = shelf.store
+            with store._write() as cur:
+                cur.execute(f"UPDATE {store._t('documents')} SET record = record || "
+                            """'{"includes": "the whole team"}'::jsonb WHERE path = 'notes/plan.md'""")
+                cur.execute(f"UPDATE {store._t('meta')} SET value = '3' WHERE key = 'store_schema'")
+            shelf.release_writer()
+            store.close()
+            shelf = Docshelf(settings, embedder=FakeEmbedder())
+            assert shelf.find_document("notes/plan.md").includes == ()
+            assert shelf.find_document("guide/retries.md").includes == ("snippets/budget.md",)
     finally:
         shelf.release_writer()
         shelf.store.close()

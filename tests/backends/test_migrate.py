@@ -83,3 +83,61 @@ def test_migrate_command_prints_the_report(backend_shelf, write, tmp_path, reque
         assert done.code in (0, None)
     report = json.loads(capsys.readouterr().out)
     assert (report["ok"], report["copied"], report["target_chunks"], report["searches"]) == (True, 1, 1, 1)
+
+
+def test_an_interrupted_migration_resumes_where_it_stopped(backend, backend_shelf, write, tmp_path, request, monkeypatch):
+    """The target fails after four documents (a dropped connection, a killed process): the
+    manifest says the copy is incomplete, and the next run copies only the rest."""
+    from docshelf import migrate as migrate_module
+    from docshelf.errors import StoreError
+    from docshelf.stores import open_store
+
+    docs = tmp_path / "docs"
+    for i in range(10):
+        write(docs, f"n{i}.md", f"# Note {i}\n\nThe otter number {i} swims.\n")
+    source = backend_shelf()
+    source.index([docs])
+    target_kind = BACKENDS[(BACKENDS.index(backend) + 1) % len(BACKENDS)]
+    target_url = fresh_url(target_kind, request, tmp_path) or str(tmp_path / "target-index")
+    monkeypatch.setattr(migrate_module, "BATCH_CHUNKS", 1)  # one document a write
+    real_open, writes = open_store, []
+
+    def failing_store(*args, **kwargs):
+        store = real_open(*args, **kwargs)
+        replace = store.replace_documents
+
+        def replace_then_fail(items):
+            if len(writes) == 4:
+                raise StoreError("connection lost")
+            writes.append(items)
+            replace(items)
+
+        store.replace_documents = replace_then_fail
+        return store
+
+    monkeypatch.setattr("docshelf.stores.open_store", failing_store)
+    with pytest.raises(StoreError, match="connection lost"):
+        source.migrate_to(target_url, sample=3)
+    monkeypatch.setattr("docshelf.stores.open_store", real_open)
+    target = Docshelf(Settings(index_dir=tmp_path / "target-index", store=target_url if "://" in target_url else None),
+                      embedder=FakeEmbedder())
+    assert target.store.read_manifest()["migration"]["complete"] is False
+    assert len(target.store.records()) == 4
+    report = source.migrate_to(target_url, sample=3)
+    assert report.ok and (report.copied, report.skipped, report.target_chunks) == (6, 4, 10)
+    assert target.store.read_manifest()["migration"]["complete"] is True
+
+
+def test_chunks_that_share_a_vector_do_not_fail_the_verification(backend, backend_shelf, write, tmp_path, request):
+    """Two texts the model reads alike (the fake embedder: the same words in another order and
+    case) have one vector; whichever the target lists first, the copy is right. Before, the
+    second one's search found its twin first and ``migrate`` reported a problem (exit 1)."""
+    docs = tmp_path / "docs"
+    write(docs, "a.md", "# Tusks\n\nWalrus tusks grow slowly.")
+    write(docs, "b.md", "# TUSKS\n\nslowly GROW tusks walrus.")
+    source = backend_shelf()
+    source.index([docs])
+    target_kind = BACKENDS[(BACKENDS.index(backend) + 1) % len(BACKENDS)]
+    target_url = fresh_url(target_kind, request, tmp_path) or str(tmp_path / "target-index")
+    report = source.migrate_to(target_url, sample=2)
+    assert (report.searches, report.problems, report.vector_self_found) == (2, [], 2)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import time
 from contextlib import contextmanager
 
 import numpy as np
@@ -309,3 +310,101 @@ def test_runs_on_the_key_citus_needs(request, tmp_path, write):
     assert [h.path for h in shelf.search("heron reeds", mode="keyword").hits] == ["c.md"]
     shelf.release_writer()
     store.close()
+
+
+def test_the_store_url_can_choose_the_vector_index_method(request, tmp_path, monkeypatch):
+    """``?vector_index=ivfflat`` builds IVFFlat on a table the size rule gives HNSW, and
+    ``hnsw`` keeps HNSW past the rule's switch; any other value is a configuration error."""
+    from docshelf.errors import ConfigError
+
+    monkeypatch.setattr(pg_index, "IVFFLAT_FROM_ROWS", 10)
+    rng = np.random.default_rng(11)
+    docs = [doc(f"o{i}.md", [f"text {i} {j}" for j in range(3)], rng) for i in range(10)]
+    for method, want in (("ivfflat", ("ivfflat", ["lists=1"])), ("hnsw", ("hnsw", [])), ("auto", ("ivfflat", ["lists=1"]))):
+        store = open_store(tmp_path / "unused", DIM, fresh_url("postgres", request, tmp_path) + f"&vector_index={method}")
+        try:
+            store.replace_documents(docs)
+            store.optimize()
+            assert vector_index_of(store) == want, method
+            assert [c.id for c, _ in store.vector_search(docs[2][2][1], 3)][0] == "o2.md#1"
+        finally:
+            store.close()
+    with pytest.raises(ConfigError, match="vector_index must be auto, hnsw or ivfflat"):
+        open_store(tmp_path / "unused", DIM, fresh_url("postgres", request, tmp_path) + "&vector_index=flat")
+    began = time.monotonic()  # a misspelt libpq parameter: said at once, not after the pool's 30 s
+    with pytest.raises(ConfigError, match='invalid PostgreSQL URL .*invalid URI query parameter: "sslmod"'):
+        open_store(tmp_path / "unused", DIM, fresh_url("postgres", request, tmp_path) + "&sslmod=require")
+    assert time.monotonic() - began < 5
+
+
+def test_searches_go_to_the_read_url_and_the_writer_plans_from_the_primary(request, tmp_path, write):
+    """``store_read_url``: readers search the replica; the writer reads the primary, which it just
+    wrote (a replica lags: planning a run from it re-indexed what the last run had added).
+    The "replica" here is a second database holding a copy that never catches up."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    import psycopg
+
+    from docshelf.config import Settings
+    from docshelf.embedders.fake import FakeEmbedder
+    from docshelf.service import Docshelf
+
+    primary = fresh_url("postgres", request, tmp_path)
+    parts = urlsplit(primary)
+    name = f"replica_{parts.query.rsplit('prefix=', 1)[1].rstrip('_')}"
+    replica = urlunsplit(parts._replace(path=f"/{name}"))
+    with psycopg.connect(urlunsplit(parts._replace(query="&".join(
+            q for q in parts.query.split("&") if not q.startswith("prefix=")))), autocommit=True) as conn:
+        conn.execute(f"CREATE DATABASE {name}")
+    docs = tmp_path / "docs"
+    write(docs, "a.md", "# A\n\nThe kestrel hovers.\n")
+    write(docs, "b.md", "# B\n\nThe heron waits.\n")
+    first = Docshelf(Settings(index_dir=tmp_path / "i", store=primary), embedder=FakeEmbedder())
+    first.index([docs])
+    assert first.migrate_to(replica, sample=2).ok  # the replica's copy: a.md and b.md
+    first.release_writer()
+    first.store.close()
+
+    write(docs, "c.md", "# C\n\nThe cormorant dives.\n")
+    settings = Settings(index_dir=tmp_path / "i", store=primary, store_read_url=replica)
+    writer, reader = (Docshelf(settings, embedder=FakeEmbedder()) for _ in range(2))
+    try:
+        assert writer.try_become_writer()  # as a server's writer loop holds it
+        assert writer.index([docs]).added == ["c.md"]
+        again = writer.index([docs])
+        assert (again.added, again.updated, again.unchanged) == ([], [], 3)
+        assert [h.path for h in writer.search("cormorant", mode="keyword").hits] == ["c.md"]
+        assert not reader.search("cormorant", mode="keyword").hits  # the replica has not caught up
+        assert [h.path for h in reader.search("heron", mode="keyword").hits] == ["b.md"]
+    finally:
+        for shelf in (writer, reader):
+            shelf.release_writer()
+            shelf.store.close()
+
+
+def test_an_index_run_with_nothing_changed_still_builds_a_missing_or_unwanted_vector_index(request, tmp_path, write):
+    """``optimize`` runs after runs that change enough; a vector index that is missing (a bulk
+    load dropped it and the process died before building it: every search then scans) or of
+    another method than ``vector_index=`` asks for is built by the next run, changed or not."""
+    from docshelf.config import Settings
+    from docshelf.embedders.fake import FakeEmbedder
+    from docshelf.service import Docshelf
+
+    url = fresh_url("postgres", request, tmp_path)
+    docs = tmp_path / "docs"
+    for i in range(5):
+        write(docs, f"d{i}.md", f"# D{i}\n\nThe grebe number {i} dives.\n")
+    shelf = Docshelf(Settings(index_dir=tmp_path / "i", store=url), embedder=FakeEmbedder())
+    shelf.index([docs])
+    assert vector_index_of(shelf.store)[0] == "hnsw"
+    with shelf.store._write() as cur:
+        cur.execute(f"DROP INDEX {shelf.store._t('chunks_embedding')}")
+    assert shelf.index([docs]).unchanged == 5
+    assert vector_index_of(shelf.store)[0] == "hnsw"
+    shelf.store.close()
+
+    shelf = Docshelf(Settings(index_dir=tmp_path / "i", store=url + "&vector_index=ivfflat"), embedder=FakeEmbedder())
+    assert shelf.index([docs]).unchanged == 5
+    assert vector_index_of(shelf.store) == ("ivfflat", ["lists=1"])
+    shelf.release_writer()
+    shelf.store.close()

@@ -57,3 +57,24 @@ def test_same_answers_as_the_embedded_store(shelves, backend, mode):
         assert len({h.chunk_id for h in got} & {h.chunk_id for h in want}) >= min(2, len(want)), question
         if mode == "semantic":  # same vectors: same cosine scores
             assert [h.score for h in got] == pytest.approx([h.score for h in want], abs=1e-4)
+
+
+def test_docshelf_eval_gives_the_same_ndcg_on_every_backend(tmp_path, request):
+    """``docshelf eval``'s path (``eval.runner``) on the repository's small BEIR-format set
+    (``benchmarks/beir/faq``, 51 judged test questions): the index copied into each server store
+    gives nDCG@10 within 0.01 of the embedded store in every mode, as the full SciFact
+    comparison does (``benchmarks/backends.py parity``)."""
+    from docshelf.eval.beir import load_dataset
+    from docshelf.eval.runner import EvalIndex, open_eval_index, run_eval
+
+    dataset = load_dataset(Path(__file__).resolve().parents[2] / "benchmarks" / "beir" / "faq", "test")
+    base = open_eval_index(dataset, cache_dir=tmp_path / "cache")
+    modes = ["hybrid", "semantic", "keyword"]
+    want = {m.mode: m.metrics["ndcg@10"] for m in run_eval(dataset, base, modes).modes}
+    assert want["hybrid"] > 0.5  # the premise: a set the model answers well
+    for kind in ("postgres", "qdrant"):
+        url = fresh_url(kind, request, tmp_path)
+        assert base.service.migrate_to(url, sample=5).ok
+        copy = Docshelf(Settings(index_dir=tmp_path / kind, store=url), embedder=base.service.embedder)
+        got = {m.mode: m.metrics["ndcg@10"] for m in run_eval(dataset, EvalIndex(copy, base.names, 0.0, True), modes).modes}
+        assert got == pytest.approx(want, abs=0.01), kind

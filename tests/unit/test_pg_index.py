@@ -35,3 +35,14 @@ def test_catalog_options_read_back():
     assert PgVectorIndex.from_catalog(None, None) is None
     assert PgVectorIndex("ivfflat", (("lists", 7),)).ddl("t", "i") == (
         "CREATE INDEX i ON t USING ivfflat (embedding vector_cosine_ops) WITH (lists = 7)")
+
+
+def test_a_chosen_method_overrides_the_size_rule():
+    """``vector_index=hnsw|ivfflat`` in the store URL: the method is the operator's, its
+    parameters still follow the table's size (IVFFlat's lists, HNSW's search breadth)."""
+    assert pg_index.index_for(1_000_000, "hnsw") == PgVectorIndex("hnsw")
+    assert pg_index.index_for(50_000, "ivfflat") == PgVectorIndex("ivfflat", (("lists", 50),))
+    assert pg_index.index_for(500, "ivfflat") == PgVectorIndex("ivfflat", (("lists", 1),))
+    assert pg_index.index_for(50_000, "auto") == pg_index.index_for(50_000)
+    assert not pg_index.needs_rebuild(PgVectorIndex("hnsw"), 5_000_000, "hnsw")
+    assert pg_index.needs_rebuild(PgVectorIndex("hnsw"), 1_000, "ivfflat")

@@ -198,6 +198,7 @@ class ServerRuntime:
         """
         from ..errors import IndexLocked
         from ..ingest import DeleteResult, UpsertResult
+        from ..stores import backend_of
         from .spool import Spool, run_op
 
         service = self.service()
@@ -208,7 +209,15 @@ class ServerRuntime:
             time.sleep(0.05)
         data = request.model_dump(mode="json")
         if self.writer.role == "reader" and not self.read_only:
-            result = Spool(service.index_dir).submit(op, data, timeout)
+            spool = Spool(service.index_dir)
+            shared = {"postgres": "PostgreSQL", "qdrant": "Qdrant"}.get(backend_of(self.settings.store))
+            if shared and not spool.served():  # the writer is a server elsewhere (or a `docshelf index` run)
+                raise IndexLocked(
+                    f"the writer of this shared {shared} index is a docshelf process that does not share this "
+                    f"server's index folder ({service.index_dir}); nothing was written: send pushes to the "
+                    "writer's server (its status says role: writer), or run the servers on one index folder"
+                )
+            result = spool.submit(op, data, timeout)
             if op == "upsert":
                 return UpsertResult(result["upserted"], result["embedded"], tuple(result["sources"]))
             return DeleteResult(result["deleted"], tuple(result["sources"]))

@@ -5,6 +5,10 @@ holding the writer lock writes. A reader that receives a push-ingest request dro
 ``<index>/ingest-spool/<id>.json`` and waits for ``<id>.done.json``; the writer's loop picks
 requests up in arrival order between its other batches, runs them and writes the outcome.
 JSON only (nothing is unpickled), written atomically (temp file + rename).
+
+The writer holds ``<index>/ingest-spool/.writer.lock`` while it takes such writes, so a reader
+can tell whether anyone will: on a shared PostgreSQL or Qdrant store the writer may be a
+server on another machine, with another index folder, and a write left here would never run.
 """
 
 from __future__ import annotations
@@ -20,10 +24,12 @@ from pathlib import Path
 from typing import Any
 
 from .. import errors
+from ..stores.locks import FileWriterLock
 
 log = logging.getLogger(__name__)
 
 SPOOL = "ingest-spool"
+SERVED = ".writer.lock"
 STALE_S = 600.0  # outcomes nobody collected are removed after this long
 
 
@@ -50,6 +56,22 @@ def run_op(service: Any, op: str, request: dict[str, Any]) -> Any:
 class Spool:
     def __init__(self, index_dir: Path) -> None:
         self.dir = Path(index_dir) / SPOOL
+
+    def serve(self) -> FileWriterLock:
+        """The lock the writer process holds while it takes the writes handed over here."""
+        self.dir.mkdir(parents=True, exist_ok=True)
+        return FileWriterLock(self.dir / SERVED)
+
+    def served(self) -> bool:
+        """Whether a writer process takes the writes handed over here now (it holds ``serve()``)."""
+        path = self.dir / SERVED
+        if not path.exists():
+            return False
+        probe = FileWriterLock(path)
+        if probe.acquire(timeout=0):
+            probe.release()
+            return False
+        return True
 
     # -- the reader's side ------------------------------------------------------------
     def submit(self, op: str, request: dict[str, Any], timeout: float) -> dict[str, Any]:

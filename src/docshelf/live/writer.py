@@ -160,6 +160,12 @@ class WriterLoop:
             else:
                 return
             log.info("this process is now the writer of %s", self.service.index_dir)
+            from .spool import Spool
+
+            spool = Spool(self.service.index_dir)
+            served = spool.serve()  # readers sharing the folder hand their pushes over here
+            if not served.acquire(timeout=5):  # a reader's probe holds it for an instant only
+                log.warning("could not mark %s as served; readers sharing it may refuse pushes", spool.dir)
             self.role = "writer"
             try:
                 roots = self._existing_roots()
@@ -179,6 +185,7 @@ class WriterLoop:
             finally:
                 if self.watcher is not None:
                     self.watcher.stop()
+                served.release(force=True)
                 self.service.release_writer()
         except Exception as exc:  # noqa: BLE001 - the server keeps serving reads
             self.last_error = f"{type(exc).__name__}: {exc}"

@@ -105,12 +105,30 @@ def diversify(
     dup_threshold: float = 0.9,
     merge_ratio: float = 0.8,
 ) -> list[Group]:
+    return diversify_settled(scored, k, per_doc=per_doc, min_score=min_score, max_merge=max_merge,
+                             dup_threshold=dup_threshold, merge_ratio=merge_ratio)[0]
+
+
+def diversify_settled(
+    scored: Sequence[tuple[Chunk, float]],
+    k: int,
+    *,
+    per_doc: int = 3,
+    min_score: float = 0.0,
+    max_merge: int = 3,
+    dup_threshold: float = 0.9,
+    merge_ratio: float = 0.8,
+) -> tuple[list[Group], bool]:
+    """``diversify``'s groups, and whether they are settled: the walk stopped before the end of
+    ``scored`` (k hits and a candidate for one more, or a score under ``min_score``), so no
+    candidate ranked after all of ``scored`` could change them. A search that read only the
+    first candidates (``engine.WindowSearch``) reads the rest when they are not settled."""
     groups: list[Group] = []
     by_doc: dict[tuple[str, str], list[Group]] = {}
     prints: list[frozenset[tuple[str, ...]]] = []
     for chunk, score in sorted(scored, key=lambda cs: -cs[1]):
         if round(score, 6) < min_score:  # hits show scores rounded to 6 places
-            break
+            return groups, True
         key = (chunk.root, chunk.path)
         mine = by_doc.setdefault(key, [])
         if any(g.first <= chunk.chunk_index <= g.last for g in mine):
@@ -133,9 +151,9 @@ def diversify(
         if any(near_duplicate(fp, other, dup_threshold) for other in prints):
             continue
         if len(groups) >= k:
-            break
+            return groups, True
         group = Group(chunk, score, [chunk])
         groups.append(group)
         mine.append(group)
         prints.append(fp)
-    return groups
+    return groups, False

@@ -23,6 +23,23 @@ HIT_COLUMNS = [c for c in CHUNK_COLUMNS if c not in ("embed_text", "metadata_jso
 left out are as large as the text and cost ~1.4 ms CPU per 100-row query at 100k chunks)."""
 
 
+async def arrow(query) -> pa.Table:
+    """Run a built async-API query and collect its rows, without lancedb's per-query blob check.
+
+    ``AsyncQueryBase.to_arrow`` first asks the engine for the table's schema (to find blob
+    columns, which the chunks table never has), an extra round trip per query: ~0.5-1 ms of
+    CPU at 100k chunks, so every search paid it once per engine query. The rows are the same
+    (``tests/unit/test_lance_queries_arrow.py``); a query object without the engine handle this
+    relies on (lancedb is pinned to 0.40.x) goes the public way."""
+    inner = getattr(query, "_inner", None)
+    execute = getattr(inner, "execute", None)
+    if execute is None:
+        return await query.to_arrow()
+    reader = await execute()
+    batches = [batch async for batch in reader]
+    return pa.Table.from_batches(batches, schema=reader.schema)
+
+
 def with_settings(query, settings: dict[str, int]):
     """A vector query with its index's search settings (``vector_index.query_settings``)."""
     for method, value in settings.items():
@@ -75,6 +92,37 @@ def top_rows(table: pa.Table, k: int, score: str) -> pa.Table:
     if len(runs) == 1:
         return table.slice(*runs[0])
     return pa.concat_tables([table.slice(start, length) for start, length in runs])
+
+
+def window_limit(k: int, want: int, refined: bool) -> int:
+    """Rows to ask for when only the first ``want`` of a top-``k`` query may be needed
+    (``settled_rows`` then keeps those that are certain): ``want + 1`` (the last row returned
+    is never certain), and ``k + TIE_SLACK`` (the whole query) when that is no more. A refined
+    vector query (IVF-HNSW-SQ: ``refine_factor``) re-ranks ``limit × refine_factor`` of the
+    index's candidates exactly, so its limit divides ``k + TIE_SLACK``: with refine factor
+    ``(k + TIE_SLACK) / limit`` the engine re-ranks the very candidates of the whole query, and
+    its first rows are the whole query's first rows."""
+    full = k + TIE_SLACK
+    if want + 1 >= full:
+        return full
+    if not refined:
+        return want + 1
+    return next(d for d in range(want + 1, full + 1) if full % d == 0)
+
+
+def settled_rows(table: pa.Table, limit: int, k: int, score: str) -> tuple[pa.Table, bool]:
+    """The rows of a query asked for ``limit`` rows (``window_limit``) that the whole top-``k``
+    query (``top_rows`` of ``k + TIE_SLACK``) would list first, in its order, and whether they
+    are all of its rows. With fewer than ``limit`` rows the engine found no more: all of them
+    (the best ``k``). Else only the rows scoring strictly better than the last one: every row
+    of the table that scores better is among them, so their order by (score, ``tie_key``) is
+    the whole query's; a row tied with the last may have tied rows the engine left out."""
+    if table.num_rows < limit:
+        return top_rows(table, k, score), True
+    scores = table.column(score).to_pylist()
+    last = scores[-1]
+    better = sum(1 for s in scores if (s > last if score == "_score" else s < last))
+    return top_rows(table, min(better, k), score) if better else table.slice(0, 0), better >= k
 
 
 def matrix(column, dimensions: int) -> np.ndarray:
@@ -133,8 +181,8 @@ async def probe_texts(table, probes, k: int) -> list[list[str]]:
         fts = fuzzy_query(text, fuzziness) if text.strip() else None
         if fts is None:
             return []
-        found = await table.query().nearest_to_text(fts).select([*TIE_COLUMNS, "embed_text", "_score"]).limit(
-            k + TIE_SLACK).to_arrow()
+        found = await arrow(table.query().nearest_to_text(fts).select([*TIE_COLUMNS, "embed_text", "_score"]).limit(
+            k + TIE_SLACK))
         return top_rows(found, k, "_score").column("embed_text").to_pylist()
 
     return list(await asyncio.gather(*(one(text, fuzziness) for text, fuzziness in probes)))
@@ -149,7 +197,7 @@ async def lexical_ids(table, text: str, k: int, where: str | None):
     q = table.query().nearest_to_text(MatchQuery(text, "search_text"))
     if where:
         q = q.where(where)
-    found = await q.select([*TIE_COLUMNS, "vector", "_score"]).with_row_id().limit(k + TIE_SLACK).to_arrow()
+    found = await arrow(q.select([*TIE_COLUMNS, "vector", "_score"]).with_row_id().limit(k + TIE_SLACK))
     return top_rows(found, k, "_score")
 
 
@@ -163,7 +211,7 @@ async def pool_rounds(table, text: str, qv: np.ndarray, k: int, where: str | Non
     if where:
         q = q.where(where)
     # _distance is selected (not used: cosines come from the vectors) so LanceDB does not warn
-    dense = top_rows(await q.select([*TIE_COLUMNS, "vector", "_distance"]).with_row_id().limit(k + TIE_SLACK).to_arrow(),
+    dense = top_rows(await arrow(q.select([*TIE_COLUMNS, "vector", "_distance"]).with_row_id().limit(k + TIE_SLACK)),
                      k, "_distance")
     lexical = await asyncio.wrap_future(lexical_job)
     if lexical is None:
@@ -176,16 +224,16 @@ async def pool_rounds(table, text: str, qv: np.ndarray, k: int, where: str | Non
         if not dense_only or not text.strip():
             return {}
         ids = ", ".join(quote(i) for i in dense_only)
-        found = await (
+        found = await arrow(
             table.query().nearest_to_text(MatchQuery(text, "search_text")).where(f"id IN ({ids})")
-            .select(["id", "_score"]).limit(len(dense_only)).to_arrow()
+            .select(["id", "_score"]).limit(len(dense_only))
         )
         return dict(zip(found.column("id").to_pylist(), found.column("_score").to_pylist(), strict=True))
 
     async def fetch_columns() -> pa.Table | None:
         if not row_ids:
             return None
-        return await table.take_row_ids(row_ids).select(columns).to_arrow()
+        return await arrow(table.take_row_ids(row_ids).select(columns))
 
     rows, bm25 = await asyncio.gather(fetch_columns(), restricted_bm25())
     return lexical, dense, rows, bm25

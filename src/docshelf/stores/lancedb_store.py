@@ -34,15 +34,15 @@ import pyarrow as pa
 from ..analysis import searchable_text
 from ..crashpoints import crash_point
 from ..errors import DocshelfError, InvalidQuery, StoreError
-from ..models import Chunk, DocumentRecord, SearchFilters, listed_paths
+from ..models import Chunk, DocumentRecord, SearchFilters
 from .filters import quote, to_sql
 from .lancedb_import import import_lancedb
 from .lance_queries import (
-    CHUNK_COLUMNS, HIT_COLUMNS, chunks_of, cosines, found_ids, fuzzy_query, lexical_ids, matrix, pool_rounds,
-    probe_texts, top_rows, with_settings,
+    CHUNK_COLUMNS, HIT_COLUMNS, arrow, chunks_of, cosines, found_ids, fuzzy_query, lexical_ids, matrix, pool_rounds,
+    probe_texts, settled_rows, top_rows, window_limit, with_settings,
 )
 from .ties import TIE_SLACK
-from .records import field_tokens
+from .records import field_tokens, include_lists
 from .locks import FileWriterLock
 from .vector_index import VectorIndex, index_for, needs_rebuild, query_settings
 
@@ -274,10 +274,8 @@ class LanceStore:
         )
         paths = {}
         for row in found:
-            meta = json.loads(row["metadata_json"] or "{}")
-            paths[_key(row["root"], row["path"])] = tuple(
-                [p for p in listed_paths(meta.get(name)) if p != row["path"]] for name in _ADDED_DOC_COLUMNS
-            )
+            lists = include_lists(row["path"], row["metadata_json"])
+            paths[_key(row["root"], row["path"])] = tuple(lists[name] for name in _ADDED_DOC_COLUMNS)
         rows = [r for r in self._docs.to_arrow().to_pylist() if r["key"] in paths]
         for r in rows:
             r["includes"], r["include_missing"] = paths[r["key"]]
@@ -428,8 +426,11 @@ class LanceStore:
         return None if identity is None else f"{version}:{identity[0]}:{identity[1]}"
 
     def _reader(self):
-        """The table reads go to: this thread's snapshot when one is open, else the live table."""
-        return getattr(self._pinned, "table", None) or self._chunks
+        """The table reads go to: this thread's snapshot when one is open, else the live table.
+        (Not ``pinned or self._chunks``: a table's truth value is its ``len``, one engine round
+        trip counting its rows, which every search paid once per query before.)"""
+        pinned = getattr(self._pinned, "table", None)
+        return self._chunks if pinned is None else pinned
 
     @_mapped("search")
     def vector_search(self, vector: np.ndarray, k: int, filters: SearchFilters | None = None) -> list[tuple[Chunk, float]]:
@@ -440,17 +441,33 @@ class LanceStore:
         """``vector_search`` without the columns a hit never shows (``engine.LeanSearch``)."""
         return self._vector_rows(vector, k, filters, HIT_COLUMNS)
 
-    def _vector_rows(self, vector: np.ndarray, k: int, filters: SearchFilters | None, columns: list[str]):
+    @_mapped("search")
+    def vector_window(
+        self, vector: np.ndarray, k: int, want: int, filters: SearchFilters | None = None
+    ) -> tuple[list[tuple[Chunk, float]], bool]:
+        """The first rows (about ``want``) of ``vector_hits(vector, k)``, exactly as it lists
+        them, and whether they are all of them (``engine.WindowSearch``)."""
+        return self._vector_rows(vector, k, filters, HIT_COLUMNS, want)
+
+    def _vector_rows(self, vector: np.ndarray, k: int, filters: SearchFilters | None, columns: list[str],
+                     want: int | None = None):
         reader = self._reader()
+        settings = self.vector_query_settings(reader, k)
+        limit = k + TIE_SLACK if want is None else window_limit(k, want, "refine_factor" in settings)
+        if "refine_factor" in settings:  # re-rank the whole query's candidates (see window_limit)
+            settings = settings | {"refine_factor": settings["refine_factor"] * (k + TIE_SLACK) // limit}
         q = with_settings(
             reader._table.query().nearest_to(np.asarray(vector, dtype=np.float32)).column("vector")
-            .distance_type("cosine"), self.vector_query_settings(reader, k)
+            .distance_type("cosine"), settings
         )
         where = to_sql(filters)
         if where:
             q = q.where(where)  # a prefilter: evaluated before top-k
-        found = top_rows(self._fetch(q.select(columns + ["_distance"]).limit(k + TIE_SLACK)), k, "_distance")
-        return list(zip(chunks_of(found), (1.0 - float(d) for d in found.column("_distance").to_pylist()), strict=True))
+        table = self._fetch(q.select(columns + ["_distance"]).limit(limit))
+        found, complete = settled_rows(table, limit, k, "_distance") if want is not None else (
+            top_rows(table, k, "_distance"), True)
+        rows = list(zip(chunks_of(found), (1.0 - float(d) for d in found.column("_distance").to_pylist()), strict=True))
+        return rows if want is None else (rows, complete)
 
     @_mapped("search")
     def text_search(
@@ -465,20 +482,32 @@ class LanceStore:
         """``text_search`` (exact terms) without the columns a hit never shows (``engine.LeanSearch``)."""
         return self._text_rows(query, k, filters, 0, HIT_COLUMNS)
 
-    def _text_rows(self, query: str, k: int, filters: SearchFilters | None, fuzziness: int | None, columns: list[str]):
+    @_mapped("search")
+    def text_window(
+        self, query: str, k: int, want: int, filters: SearchFilters | None = None
+    ) -> tuple[list[tuple[Chunk, float]], bool]:
+        """The first rows (about ``want``) of ``text_hits(query, k)``, exactly as it lists them,
+        and whether they are all of them (``engine.WindowSearch``)."""
+        return self._text_rows(query, k, filters, 0, HIT_COLUMNS, want)
+
+    def _text_rows(self, query: str, k: int, filters: SearchFilters | None, fuzziness: int | None, columns: list[str],
+                   want: int | None = None):
         from lancedb.query import MatchQuery
 
         if not query.strip():
-            return []
+            return [] if want is None else ([], True)
         fts = MatchQuery(query, "search_text") if fuzziness == 0 else fuzzy_query(query, fuzziness)
         if fts is None:
-            return []
+            return [] if want is None else ([], True)
         q = self._reader()._table.query().nearest_to_text(fts)
         where = to_sql(filters)
         if where:
             q = q.where(where)  # a prefilter: evaluated before top-k
-        found = top_rows(self._fetch(q.select(columns + ["_score"]).limit(k + TIE_SLACK)), k, "_score")
-        return list(zip(chunks_of(found), map(float, found.column("_score").to_pylist()), strict=True))
+        limit = k + TIE_SLACK if want is None else window_limit(k, want, refined=False)
+        table = self._fetch(q.select(columns + ["_score"]).limit(limit))
+        found, complete = settled_rows(table, limit, k, "_score") if want is not None else (top_rows(table, k, "_score"), True)
+        rows = list(zip(chunks_of(found), map(float, found.column("_score").to_pylist()), strict=True))
+        return rows if want is None else (rows, complete)
 
     # Scoring known candidates (hybrid search fills in the score the other retriever missed).
     @_mapped("search")
@@ -575,7 +604,7 @@ class LanceStore:
         from lancedb.background_loop import LOOP
 
         try:
-            return LOOP.run(query.to_arrow())
+            return LOOP.run(arrow(query))
         except Exception as exc:  # noqa: BLE001 - lance raises plain RuntimeError/ValueError for bad predicates
             _raise_query_error(self.dir, exc)
 

@@ -84,18 +84,27 @@ class PgVectorIndex:
         return cls(method, tuple(sorted(options)))
 
 
-def index_for(rows: int) -> PgVectorIndex:
+METHODS = ("auto", HNSW, IVFFLAT)
+"""What ``vector_index=`` in the store URL may say: ``auto`` (the size rule, the default) or a
+method the operator chose (for a corpus unlike the one the rule was measured on: e.g. HNSW past
+400k rows when its chunks have few near-copies). Either way the method's parameters follow the
+table's size (IVFFlat's lists, HNSW's ``ef_search``)."""
+
+
+def index_for(rows: int, method: str | None = None) -> PgVectorIndex:
     """The index a table of ``rows`` chunks gets: pgvector's default HNSW graph below
-    ``IVFFLAT_FROM_ROWS``, IVFFlat with ~1,000-row lists from there."""
-    if rows < IVFFLAT_FROM_ROWS:
+    ``IVFFLAT_FROM_ROWS``, IVFFlat with ~1,000-row lists from there (``method``: that one instead)."""
+    if method not in (None, "auto", HNSW, IVFFLAT):
+        raise ValueError(f"unknown vector index method {method!r}")
+    if method == HNSW or (method in (None, "auto") and rows < IVFFLAT_FROM_ROWS):
         return PgVectorIndex(HNSW)
     return PgVectorIndex(IVFFLAT, (("lists", max(1, rows // ROWS_PER_LIST)),))
 
 
-def needs_rebuild(current: PgVectorIndex | None, rows: int) -> bool:
+def needs_rebuild(current: PgVectorIndex | None, rows: int, method: str | None = None) -> bool:
     """Whether ``optimize`` should replace the index: none, one of the other method, or IVFFlat
     lists trained for a quarter or four times this many rows."""
-    want = index_for(rows)
+    want = index_for(rows, method)
     if current is None or current.method != want.method:
         return True
     if want.method == IVFFLAT:

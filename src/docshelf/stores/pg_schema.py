@@ -83,15 +83,24 @@ def migrations(p: str, dim: int) -> list[str]:
     """
     # v3: document records list the files each page includes (``includes``, ``include_missing``);
     # a page indexed before learns them from its first chunk's metadata, where the parser put them.
-    v3 = f"""
-    UPDATE {p}documents d SET record = d.record || jsonb_build_object(
-            'includes', coalesce(c.metadata->'includes', '[]'::jsonb),
-            'include_missing', coalesce(c.metadata->'include_missing', '[]'::jsonb))
-        FROM {p}chunks c
-        WHERE c.doc_key = d.doc_key AND c.chunk_index = 0 AND NOT d.record ? 'includes'
-          AND (c.metadata ? 'includes' OR c.metadata ? 'include_missing');
-    """
-    return [v1, v2, v3]
+    # v4: the same rule again where a record disagrees with it: v3 first copied any value found
+    # under those keys (a frontmatter field ``includes: some text`` became a string).
+    lists = f"""jsonb_build_object('includes', {_listed('includes')}, 'include_missing', {_listed('include_missing')})"""
+    page_zero = f"""FROM {p}chunks c WHERE c.doc_key = d.doc_key AND c.chunk_index = 0
+          AND (c.metadata ? 'includes' OR c.metadata ? 'include_missing')"""
+    v3 = f"UPDATE {p}documents d SET record = d.record || {lists} {page_zero} AND NOT d.record ? 'includes';"
+    v4 = f"""UPDATE {p}documents d SET record = d.record || {lists} {page_zero}
+          AND jsonb_build_object('includes', d.record->'includes', 'include_missing', d.record->'include_missing')
+              IS DISTINCT FROM {lists};"""
+    return [v1, v2, v3, v4]
+
+
+def _listed(key: str) -> str:
+    """SQL: chunk ``c``'s metadata list ``key`` read as ``records.include_lists`` reads it (the
+    strings of a JSON array, in order, without '' and the page's own path; anything else: [])."""
+    return (f"CASE WHEN jsonb_typeof(c.metadata->'{key}') = 'array' THEN coalesce((SELECT jsonb_agg(e ORDER BY i) "
+            f"FROM jsonb_array_elements(c.metadata->'{key}') WITH ORDINALITY x(e, i) WHERE jsonb_typeof(e) = 'string' "
+            "AND e #>> '{}' NOT IN ('', c.path)), '[]'::jsonb) ELSE '[]'::jsonb END")
 
 
 __all__ = ["migrations"]

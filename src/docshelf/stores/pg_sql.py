@@ -1,16 +1,38 @@
-"""SQL fragments of the PostgreSQL store: search filters as one parameterised predicate, and
-``tsquery`` / ``vector`` literals (kept apart so ``postgres_store`` stays about the store)."""
+"""SQL fragments of the PostgreSQL store: search filters as one parameterised predicate,
+``tsquery`` / ``vector`` literals, and the chunk columns a search reads with their conversion
+back to a ``Chunk`` (kept apart so ``postgres_store`` stays about the store)."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from ..errors import InvalidQuery
-from ..models import SearchFilters
+from ..models import Chunk, SearchFilters
 from .filters import _FIELD_KEY, field_token, glob_to_regex
+
+
+COLS = (
+    "id, root, path, collection, doc_type, title, heading_path, chunk_index, text, embed_text, page, "
+    "start_line, end_line, tags, date, metadata, overlap"
+)
+"""The chunk columns a search returns, in ``to_chunk``'s order (a score may follow them)."""
+QUALIFIED_COLS = ", ".join(f"c.{name.strip()}" for name in COLS.split(","))
+
+
+def to_chunk(r: Sequence[Any]) -> Chunk:
+    """A row starting with ``COLS`` as a Chunk."""
+    (cid, root, path, collection, doc_type, title, heading_path, chunk_index, text, embed_text, page,
+     start_line, end_line, tags, date, metadata, overlap) = r[:17]
+    return Chunk(
+        id=cid, root=root, path=path, collection=collection, doc_type=doc_type, title=title,
+        heading_path=tuple(heading_path or ()), chunk_index=chunk_index, text=text, embed_text=embed_text,
+        page=page, start_line=start_line, end_line=end_line, tags=tuple(tags or ()), date=date,
+        metadata_json=json.dumps(metadata) if not isinstance(metadata, str) else metadata, overlap=overlap,
+    )
 
 
 def vector_literal(v: np.ndarray) -> str:
@@ -120,4 +142,4 @@ def filter_sql(f: SearchFilters | None, alias: str = "c") -> tuple[str, list[Any
     return (" AND ".join(parts) if parts else "TRUE"), params
 
 
-__all__ = ["filter_sql", "tsquery", "tsquery_above", "vector_literal"]
+__all__ = ["COLS", "QUALIFIED_COLS", "filter_sql", "to_chunk", "tsquery", "tsquery_above", "vector_literal"]

@@ -45,7 +45,7 @@ from ..models import Chunk, DocumentRecord, SearchFilters
 from . import lexical
 from .filters import _FIELD_KEY, field_token, glob_to_regex
 from .locks import CountingLock
-from .records import doc_key, field_tokens, from_dict, to_dict
+from .records import INCLUDE_FIELDS, doc_key, field_tokens, from_dict, include_lists, to_dict
 from .ties import TIE_SLACK, best_k, tie_key
 
 log = logging.getLogger(__name__)
@@ -55,6 +55,7 @@ BATCH = 256
 AVGDL_DRIFT = 0.005  # optimize() rewrites the sparse vectors when the average length moved more
 RETRIES = 4
 LEASE_SECONDS = 30.0
+RECORDS_SCHEMA = 1  # the document records' own version (meta point ``records``); 1: includes listed
 _LOCAL: dict[str, Any] = {}  # local-mode clients by path: one per process (it locks its folder)
 _LOCAL_GUARDS: dict[str, threading.RLock] = {}  # local mode is not thread-safe: one call at a time
 _KEYWORD_FIELDS = ("doc_key", "collection", "doc_type", "path", "path_dirs", "tags", "fields")
@@ -143,6 +144,7 @@ class QdrantStore:
         self._vocab: tuple[float, set[str]] | None = None
         self._paths: tuple[float, list[str]] | None = None
         self._avgdl: float | None = None
+        self._records_checked = False
         self._create()
 
     def close(self) -> None:
@@ -192,8 +194,10 @@ class QdrantStore:
             if name not in exists:
                 self._call("create collection", lambda n=name: self.client.create_collection(n, vectors_config={}, **cluster))
                 if name == self.meta:
-                    self._upsert(self.meta, [m.PointStruct(id=point_id("writer"), vector={},
-                                                           payload={"owner": "", "expires": 0.0})])
+                    self._upsert(self.meta, [
+                        m.PointStruct(id=point_id("writer"), vector={}, payload={"owner": "", "expires": 0.0}),
+                        m.PointStruct(id=point_id("records"), vector={}, payload={"schema": RECORDS_SCHEMA}),
+                    ])
 
     def _upsert(self, collection: str, points: list[Any]) -> None:
         for i in range(0, len(points), BATCH):
@@ -281,6 +285,34 @@ class QdrantStore:
             self.m.PointStruct(id=point_id(doc_key(r.root, r.path)), vector={}, payload=to_dict(r)) for r in records
         ])
         self._paths = None
+
+    def upgrade_records(self) -> None:
+        """Bring records written by an older docshelf up to date (the indexer calls this as the
+        writer, before it plans a run): fill ``includes`` / ``include_missing`` from each page's
+        first chunk's metadata, where its parser has always listed them, so the first run already
+        re-parses the pages whose included files changed (as LanceDB and PostgreSQL do)."""
+        if self._records_checked:
+            return
+        if (self._meta_get("records") or {}).get("schema", 0) < RECORDS_SCHEMA:
+            self._fill_includes()
+            self._meta_put("records", {"schema": RECORDS_SCHEMA})
+        self._records_checked = True
+
+    def _fill_includes(self) -> None:
+        m = self.m
+        lacking = {p.id for p in self._scroll(self.docs) if not all(f in p.payload for f in INCLUDE_FIELDS)}
+        if not lacking:
+            return
+        first = m.Filter(must=[m.FieldCondition(key="chunk_index", match=m.MatchValue(value=0))])
+        filled = 0
+        for chunk in self._scroll(self.chunks, first):
+            pid = point_id(doc_key(chunk.payload["root"], chunk.payload["path"]))
+            if pid in lacking:
+                lists = include_lists(chunk.payload["path"], chunk.payload.get("metadata_json"))
+                self._call("upgrade records", lambda p=pid, v=lists: self.client.set_payload(
+                    self.docs, payload=v, points=[p], wait=True))
+                filled += 1
+        log.info("filled includes / include_missing of %d document records in %s", filled, self.docs)
 
     def delete_documents(self, keys: Sequence[tuple[str, str]]) -> None:
         if not keys:

@@ -8,7 +8,7 @@ import dataclasses
 import json
 from typing import Any, TypeVar
 
-from ..models import Chunk, DocumentRecord
+from ..models import Chunk, DocumentRecord, listed_paths
 from .filters import field_token
 
 T = TypeVar("T", Chunk, DocumentRecord)
@@ -35,6 +35,23 @@ def doc_key(root: str, path: str) -> str:
     return f"{root}\n{path}"
 
 
+INCLUDE_FIELDS = ("includes", "include_missing")
+
+
+def include_lists(path: str, metadata_json: str | None) -> dict[str, list[str]]:
+    """A page's ``includes`` / ``include_missing`` record fields, read back from its first
+    chunk's metadata where its parser listed them (for records written before the fields
+    existed): lists of paths only (a frontmatter field of the same name lists none), never the
+    page itself."""
+    try:
+        meta = json.loads(metadata_json or "{}")
+    except ValueError:
+        meta = {}
+    if not isinstance(meta, dict):
+        meta = {}
+    return {name: [p for p in listed_paths(meta.get(name)) if p != path] for name in INCLUDE_FIELDS}
+
+
 def field_tokens(metadata_json: str) -> list[str]:
     """Frontmatter scalars (and list items) as ``key=value`` tokens for exact filtering."""
     try:
@@ -50,4 +67,4 @@ def field_tokens(metadata_json: str) -> list[str]:
     return out
 
 
-__all__ = ["doc_key", "field_tokens", "from_dict", "to_dict"]
+__all__ = ["INCLUDE_FIELDS", "doc_key", "field_tokens", "from_dict", "include_lists", "to_dict"]
