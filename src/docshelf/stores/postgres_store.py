@@ -456,7 +456,9 @@ class PostgresStore(KeywordSearch):
 
 
 def _redact(conninfo: str) -> str:
-    return re.sub(r"://([^:/@]+):[^@]*@", r"://\1:***@", conninfo)
+    from . import redact
+
+    return redact(conninfo)
 
 
 __all__ = ["PostgresStore", "filter_sql", "parse_url"]
