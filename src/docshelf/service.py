@@ -267,11 +267,11 @@ class Docshelf:
 
     @property
     def location(self) -> str:
-        """Where the index lives: the embedded folder, or the server URL without its password."""
-        import re
+        """Where the index lives: the embedded folder, or the server URL without its secrets."""
+        from .stores import redact
 
         if self.settings.store and "://" in self.settings.store:
-            return re.sub(r"://([^:/@]+):[^@]*@", r"://\1:***@", self.settings.store)
+            return redact(self.settings.store)
         return str(self.index_dir)
 
     def index(
@@ -341,6 +341,8 @@ class Docshelf:
                     self.store.optimize()
                     runs = 0
                 manifest["runs_since_optimize"] = runs
+            elif _optimize_due(self.store):  # e.g. a vector index a crashed bulk load left unbuilt
+                self.store.optimize()
             skipped = manifest.setdefault("skipped", {})
             for root in roots:  # what each root's walk skipped, until its next walk
                 key = str(root if root.is_dir() else root.parent)
@@ -432,7 +434,7 @@ class Docshelf:
     def migrate_to(self, location: str, *, sample: int = 20, progress: Any = None, lock_timeout: float = 10):
         """Copy this index (chunks, vectors, records, manifest) into another store; see ``migrate``."""
         from .migrate import migrate
-        from .stores import backend_of, open_store
+        from .stores import backend_of, open_store, redact
 
         if (location or None) == (self.settings.store or None) and backend_of(location) != "lancedb":
             raise ConfigError("the target is the store this index already uses; name another one with --to")
@@ -442,9 +444,9 @@ class Docshelf:
         )
         lock = target.writer_lock()
         if not lock.acquire(timeout=lock_timeout):
-            raise IndexLocked(f"another docshelf process is writing {location}; stop it or wait, then migrate again")
+            raise IndexLocked(f"another docshelf process is writing {redact(location)}; stop it or wait, then migrate again")
         try:
-            return migrate(self.store, target, source_name=self.location, target_name=location, sample=sample,
+            return migrate(self.store, target, source_name=self.location, target_name=redact(location), sample=sample,
                            progress=progress)
         finally:
             lock.release(force=True)
@@ -759,6 +761,13 @@ class Docshelf:
             last_indexed_at=manifest.get("last_indexed_at"),
             skipped={rel: why for by_rel in (manifest.get("skipped") or {}).values() for rel, why in by_rel.items()},
         )
+
+
+def _optimize_due(store: Any) -> bool:
+    """Whether a store asks for ``optimize`` though nothing changed (an optional ability:
+    PostgreSQL when its vector index is missing or not the one its size and settings want)."""
+    due = getattr(store, "optimize_due", None)
+    return bool(callable(due) and due())
 
 
 def _changed_share(report: IndexReport) -> float:

@@ -380,3 +380,68 @@ def test_searches_go_to_the_read_url_and_the_writer_plans_from_the_primary(reque
         for shelf in (writer, reader):
             shelf.release_writer()
             shelf.store.close()
+
+
+def test_an_index_run_with_nothing_changed_still_builds_a_missing_or_unwanted_vector_index(request, tmp_path, write):
+    """``optimize`` runs after runs that change enough; a vector index that is missing (a bulk
+    load dropped it and the process died before building it: every search then scans) or of
+    another method than ``vector_index=`` asks for is built by the next run, changed or not."""
+    from docshelf.config import Settings
+    from docshelf.embedders.fake import FakeEmbedder
+    from docshelf.service import Docshelf
+
+    url = fresh_url("postgres", request, tmp_path)
+    docs = tmp_path / "docs"
+    for i in range(5):
+        write(docs, f"d{i}.md", f"# D{i}\n\nThe grebe number {i} dives.\n")
+    shelf = Docshelf(Settings(index_dir=tmp_path / "i", store=url), embedder=FakeEmbedder())
+    shelf.index([docs])
+    assert vector_index_of(shelf.store)[0] == "hnsw"
+    with shelf.store._write() as cur:
+        cur.execute(f"DROP INDEX {shelf.store._t('chunks_embedding')}")
+    assert shelf.index([docs]).unchanged == 5
+    assert vector_index_of(shelf.store)[0] == "hnsw"
+    shelf.store.close()
+
+    shelf = Docshelf(Settings(index_dir=tmp_path / "i", store=url + "&vector_index=ivfflat"), embedder=FakeEmbedder())
+    assert shelf.index([docs]).unchanged == 5
+    assert vector_index_of(shelf.store) == ("ivfflat", ["lists=1"])
+    shelf.release_writer()
+    shelf.store.close()
+
+
+def test_a_writer_whose_lock_session_ended_writes_nothing_beside_the_one_that_took_over(request, tmp_path, write):
+    """The advisory lock lives as long as its session: when that session ends (the database
+    restarted or failed over, an idle connection was cut), another server takes the lock. The
+    old writer must not go on writing beside it: its writes go through the lock's session, so
+    they fail with ``IndexLocked`` (before: both wrote, two writers on one index)."""
+    import psycopg
+
+    from docshelf.config import Settings
+    from docshelf.embedders.fake import FakeEmbedder
+    from docshelf.errors import IndexLocked
+    from docshelf.service import Docshelf
+
+    url = fresh_url("postgres", request, tmp_path)
+    docs = tmp_path / "docs"
+    write(docs, "a.md", "# A\n\nThe avocet wades.\n")
+    old, new = (Docshelf(Settings(index_dir=tmp_path / name, store=url), embedder=FakeEmbedder()) for name in "ab")
+    try:
+        assert old.try_become_writer()
+        old.index([docs])
+        key = old.store._lock_key("writer")  # a bigint advisory lock: its high and low halves
+        with psycopg.connect(request.getfixturevalue("postgres_url"), autocommit=True) as admin:
+            (holder,) = admin.execute(
+                "SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 1 "
+                "AND classid = %s::oid AND objid = %s::oid", ((key >> 32) & 0xFFFFFFFF, key & 0xFFFFFFFF)).fetchall()
+            admin.execute("SELECT pg_terminate_backend(%s)", holder)
+        assert new.try_become_writer()
+        write(docs, "b.md", "# B\n\nThe bittern booms.\n")
+        with pytest.raises(IndexLocked, match="lost the writer lock"):
+            old.index([docs])
+        assert [r.path for r in new.store.records()] == ["a.md"]
+        assert new.index([docs]).added == ["b.md"]
+    finally:
+        for shelf in (old, new):
+            shelf.release_writer()
+            shelf.store.close()

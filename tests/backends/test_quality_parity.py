@@ -61,7 +61,7 @@ def test_same_answers_as_the_embedded_store(shelves, backend, mode):
 
 def test_docshelf_eval_gives_the_same_ndcg_on_every_backend(tmp_path, request):
     """``docshelf eval``'s path (``eval.runner``) on the repository's small BEIR-format set
-    (``benchmarks/beir/faq``, 57 judged questions): the index copied into each server store
+    (``benchmarks/beir/faq``, 51 judged test questions): the index copied into each server store
     gives nDCG@10 within 0.01 of the embedded store in every mode, as the full SciFact
     comparison does (``benchmarks/backends.py parity``)."""
     from docshelf.eval.beir import load_dataset

@@ -268,6 +268,18 @@ def test_html_inside_markdown_reads_as_its_text(tmp_path: Path) -> None:
     ]
 
 
+def test_an_unclosed_comment_inside_a_paragraph_is_text(tmp_path: Path) -> None:
+    """CommonMark reads ``<!--`` without ``-->`` in its paragraph as text: it hid the rest of
+    the paragraph, and the chunk's text then was not what its cited lines hold (found by the
+    citation property in tests/robust/test_properties.py on ``0 <!--.``)."""
+    doc = parse(tmp_path / "c.md", "# T\n\nsee a <!-- b and more.\n\nNext <!-- hidden --> shown.\n")
+    assert blocks(doc) == [
+        ("heading", "# T", ("T",), 1, 1),
+        ("paragraph", "see a <!-- b and more.", ("T",), 3, 3),
+        ("paragraph", "Next shown.", ("T",), 5, 5),
+    ]
+
+
 def test_terminal_sessions_drawn_in_html_read_as_the_terminal_shows_them(tmp_path: Path) -> None:
     doc = parse(tmp_path / "cli.md", (
         "```console\n$ python main.py --help\n\n"

@@ -92,6 +92,22 @@ def test_admonitions_and_version_notes_read_as_text(tmp_path: Path) -> None:
     ]
 
 
+
+def test_an_admonition_body_without_a_blank_line_is_cited_over_all_its_lines(tmp_path: Path) -> None:
+    # pytest's docs write ``.. note::`` and ``.. versionchanged:: 9.2`` with the text on the
+    # very next lines; the citation must cover that text, not only the directive's line.
+    doc = parse(tmp_path / "notes.rst", (
+        ".. note::\n    The name is\n    the opposite.\n\n    Second paragraph.\n\n"
+        ".. versionchanged:: 9.2\n    Entry points are\n    accepted.\n\n"
+        ".. warning:: Keep the first\n   line and this one.\n"
+    ))
+    assert blocks(doc) == [
+        ("paragraph", "Note: The name is the opposite.", (), 1, 3),
+        ("paragraph", "Second paragraph.", (), 5, 5),
+        ("paragraph", "Changed in version 9.2: Entry points are accepted.", (), 7, 9),
+        ("paragraph", "Warning: Keep the first line and this one.", (), 11, 12),
+    ]
+
 def test_roles_links_and_substitutions_read_as_their_text() -> None:
     assert inline_text(
         "Call :func:`connect` or :py:meth:`~client.Client.close`, see :class:`a.b.C`, "

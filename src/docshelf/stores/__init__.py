@@ -8,10 +8,21 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from ..errors import ConfigError
 from ..protocols import Store
+
+
+_USER_PASSWORD = re.compile(r"://([^:/@?#]+):[^@/?#]*@")
+_SECRET_PARAM = re.compile(r"([?&](?:password|sslpassword|api_key|apikey|token)=)[^&#]*", re.IGNORECASE)
+
+
+def redact(location: str) -> str:
+    """A store URL fit to print: the password of ``user:password@`` and the values of secret
+    query parameters (libpq's ``password``, Qdrant's ``api_key``) replaced by ``***``."""
+    return _SECRET_PARAM.sub(r"\1***", _USER_PASSWORD.sub(r"://\1:***@", location))
 
 
 def backend_of(location: str | None) -> str:
@@ -73,4 +84,4 @@ def index_exists(index_dir: Path, location: str | None = None) -> bool:
     return (Path(index_dir).expanduser() / MANIFEST).is_file()
 
 
-__all__ = ["backend_of", "index_exists", "open_store"]
+__all__ = ["backend_of", "index_exists", "open_store", "redact"]

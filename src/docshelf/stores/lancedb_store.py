@@ -22,6 +22,7 @@ import logging
 import os
 import tempfile
 import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import timedelta
@@ -131,7 +132,8 @@ class LanceStore:
         # Check for other processes' commits on every read: readers always see new data.
         self._db = lancedb.connect(str(self.dir), read_consistency_interval=timedelta(0))
         self._pinned = threading.local()
-        self._snapshot_cache: tuple[tuple, Any] | None = None  # ((version, log folder), table at it)
+        # ((version, log folder), table at it, when the engine named that version if the log was quiet then)
+        self._snapshot_cache: tuple[tuple, Any, float | None] | None = None
         self._index_memo: tuple[Any, VectorIndex | None] | None = None  # (snapshot, its vector index)
         self._chunks = self._open(CHUNKS, _chunk_schema(self.dimensions))
         self._docs = self._open(DOCUMENTS, _DOC_SCHEMA)
@@ -396,17 +398,25 @@ class LanceStore:
         follows (opening a table per search cost several engine round trips). The commit log
         folder's identity is part of the key: a table dropped and rebuilt (``index --force``
         from another process) starts its versions again at 1 and could reach the cached one."""
+        log_dir = self.dir / f"{CHUNKS}.lance" / "_versions"
         try:
-            version = self._chunks.version  # asks the engine for the latest commit
-            key = (version, _folder_identity(self.dir / f"{CHUNKS}.lance" / "_versions"))
+            now = time.time_ns()
+            identity = _folder_identity(log_dir)  # before the version (see _still_latest)
             cached = self._snapshot_cache
-            if cached is not None and key[1] is not None and cached[0] == key:
-                return cached
-            table = self._db.open_table(CHUNKS)
-            table.checkout(version)
+            if cached is not None and _still_latest(cached, identity):
+                return cached[0], cached[1]
+            checked = time.monotonic()
+            version = self._chunks.version  # asks the engine for the latest commit
+            key = (version, identity)
+            if cached is not None and identity is not None and cached[0] == key:
+                table = cached[1]
+            else:
+                table = self._db.open_table(CHUNKS)
+                table.checkout(version)
         except Exception as exc:  # noqa: BLE001 - the boundary: lance errors become ours
             raise StoreError(f"could not open the index at {self.dir} for reading: {exc}") from exc
-        self._snapshot_cache = (key, table)
+        quiet = identity is not None and now - identity[1] > QUIET_LOG_NS
+        self._snapshot_cache = (key, table, checked if quiet else None)
         return key, table
 
     def content_version(self) -> str | None:
@@ -426,8 +436,11 @@ class LanceStore:
         return None if identity is None else f"{version}:{identity[0]}:{identity[1]}"
 
     def _reader(self):
-        """The table reads go to: this thread's snapshot when one is open, else the live table."""
-        return getattr(self._pinned, "table", None) or self._chunks
+        """The table reads go to: this thread's snapshot when one is open, else the live table.
+        (Not ``pinned or self._chunks``: a table's truth value is its ``len``, one engine round
+        trip counting its rows, which every search paid once per query before.)"""
+        pinned = getattr(self._pinned, "table", None)
+        return self._chunks if pinned is None else pinned
 
     @_mapped("search")
     def vector_search(self, vector: np.ndarray, k: int, filters: SearchFilters | None = None) -> list[tuple[Chunk, float]]:
@@ -768,6 +781,26 @@ def _raise_query_error(index_dir: Path, exc: Exception) -> NoReturn:
     if isinstance(exc, OSError) or "LanceError(IO)" in str(exc):
         raise StoreError(f"could not search the index at {index_dir}: {exc}") from exc
     raise InvalidQuery(f"the index could not run this query: {exc}") from exc
+
+
+QUIET_LOG_NS = 2_000_000_000
+"""A commit log folder last changed this long before it was read (2 s, far above any file
+system's timestamp step) changes its mtime at the next commit, whatever the clock's step."""
+RECHECK_SECONDS = 5.0
+"""Even so, the engine names the latest commit at least this often (a file system whose
+folder times lag, e.g. a network mount, then shows a commit within seconds)."""
+
+
+def _still_latest(cached: tuple[tuple, Any, float | None], identity: tuple[int, int] | None) -> bool:
+    """Whether the cached snapshot is still the latest commit without asking the engine (a
+    round trip on its loop per search, ~1-2 ms of a keyword search at 100k chunks): every
+    commit adds a file to the commit log folder, so its (inode, mtime) changes, unless the
+    commit lands in the same timestamp step as the one before it. So the folder's identity
+    vouches for the version only when it was read already quiet (``QUIET_LOG_NS`` old when the
+    engine was asked, and read before it): any later commit then moves its mtime."""
+    (_, seen), _, checked = cached
+    return (identity is not None and seen == identity and checked is not None
+            and time.monotonic() - checked < RECHECK_SECONDS)
 
 
 def _folder_identity(folder: Path) -> tuple[int, int] | None:

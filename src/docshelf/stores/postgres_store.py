@@ -32,7 +32,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 import numpy as np
 
 from ..analysis import searchable_text
-from ..errors import ConfigError, InvalidQuery, StoreError
+from ..errors import ConfigError, IndexLocked, InvalidQuery, StoreError
 from ..models import Chunk, DocumentRecord, SearchFilters
 from . import lexical, pg_copy, pg_index
 from .pg_keyword import KeywordSearch
@@ -105,6 +105,7 @@ class PostgresStore(KeywordSearch):
             self._read_pool = self._open_pool(ConnectionPool, read, pool_size)
         self._index_seen: tuple[float, pg_index.PgVectorIndex | None, int] | None = None
         self._writer: CountingLock | None = None
+        self._lock_state: dict[str, Any] = {}  # the writer lock's connection ("conn")
         self._migrate()
 
     @staticmethod
@@ -125,14 +126,33 @@ class PostgresStore(KeywordSearch):
     # -- connections ----------------------------------------------------------------------
     @contextmanager
     def _write(self) -> Iterator[Any]:
-        """One transaction on the primary (committed on exit, rolled back on error)."""
+        """One transaction on the primary (committed on exit, rolled back on error). While this
+        store holds the writer lock, on the lock's own session: the advisory lock ends with that
+        session (a restart or failover, an idle connection cut), another server may then take
+        it, and this one's writes must fail rather than go on beside the new writer's."""
         import psycopg
 
+        session = self._lock_session()
         try:
-            with self._pool.connection() as conn, conn.transaction(), conn.cursor() as cur:
-                yield cur
+            if session is None:
+                with self._pool.connection() as conn, conn.transaction(), conn.cursor() as cur:
+                    yield cur
+            else:
+                with session.transaction(), session.cursor() as cur:
+                    yield cur
         except psycopg.Error as exc:
+            if session is not None and (session.closed or session.broken):
+                raise IndexLocked(
+                    "this process lost the writer lock (its PostgreSQL session ended); another docshelf server "
+                    "may be writing now, so nothing more is written here: restart this one to rejoin as a reader"
+                ) from exc
             raise StoreError(f"PostgreSQL write failed: {exc}") from exc
+
+    def _lock_session(self) -> Any:
+        """The writer lock's connection while this store holds the lock (None otherwise)."""
+        if self._writer is None or not self._writer.held:
+            return None
+        return self._lock_state.get("conn")
 
     @contextmanager
     def _read(self) -> Iterator[Any]:
@@ -357,10 +377,13 @@ class PostgresStore(KeywordSearch):
     # -- maintenance ------------------------------------------------------------------------
     def writer_lock(self) -> CountingLock:
         """A session advisory lock on a connection of its own: the server frees it when the
-        holder's connection ends (process exit, crash, network loss), so another server takes over."""
+        holder's connection ends (process exit, crash, network loss), so another server takes over.
+        The holder writes through that connection (``_write``), so it cannot write past losing it."""
         import psycopg
 
-        state: dict[str, Any] = {}
+        if self._writer is not None:  # one lock a store: its session is also the writer's connection
+            return self._writer
+        state = self._lock_state
         key = self._lock_key("writer")
 
         def take() -> bool:
@@ -416,6 +439,18 @@ class PostgresStore(KeywordSearch):
                        pg_index.build_memory_mb(conn, rows, self.dimensions))
         self._index_seen = None
 
+    def optimize_due(self) -> bool:
+        """Whether the vector index is missing or not the one ``optimize`` would build (the
+        service then runs ``optimize`` even after a run that changed nothing)."""
+        import psycopg
+
+        try:
+            with self._pool.connection() as conn:  # read now, on the primary (not the cached view)
+                index, rows = self._vector_index(conn)
+        except psycopg.Error as exc:
+            raise StoreError(f"PostgreSQL read failed: {exc}") from exc
+        return rows > 0 and pg_index.needs_rebuild(index, rows, self.vector_index_method)
+
     def optimize(self) -> None:
         """Build the vector index for the table's size if a bulk load dropped it or the table
         outgrew it (``pg_index``), and refresh the planner's statistics."""
@@ -444,7 +479,9 @@ class PostgresStore(KeywordSearch):
 
 
 def _redact(conninfo: str) -> str:
-    return re.sub(r"://([^:/@]+):[^@]*@", r"://\1:***@", conninfo)
+    from . import redact
+
+    return redact(conninfo)
 
 
 __all__ = ["PostgresStore", "filter_sql", "parse_url"]

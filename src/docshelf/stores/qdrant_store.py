@@ -110,7 +110,8 @@ def parse_url(url: str, api_key: str | None) -> tuple[dict[str, Any], str, dict[
     port = parts.port or (443 if https and not parts.port else 6333)
     args = {
         "host": parts.hostname, "port": port, "https": https, "timeout": int(query.pop("timeout", 30)),
-        "api_key": api_key or query.pop("api_key", None) or os.environ.get("QDRANT_API_KEY"),
+        # the URL's own key first: `migrate --to` another cluster must not send this one's key
+        "api_key": query.pop("api_key", None) or api_key or os.environ.get("QDRANT_API_KEY"),
         "prefer_grpc": query.pop("grpc", "") in ("1", "true"),
     }
     return args, name, cluster

@@ -36,7 +36,7 @@ _BLOCK = frozenset(
 _HIDDEN = ("script", "style", "svg", "template")
 _TAG = re.compile(r"</?(?P<name>[A-Za-z][\w-]*)(?:\s(?:[^<>\"']|\"[^\"]*\"|'[^']*')*)?/?>")
 _HIDDEN_ELEMENT = re.compile(rf"<(?P<name>{'|'.join(_HIDDEN)})\b[^>]*>.*?</(?P=name)\s*>", re.S | re.I)
-_COMMENT = re.compile(r"<!--.*?(?:-->|$)", re.S)
+_COMMENT = re.compile(r"<!--.*?-->", re.S)  # unclosed: the page shows it as text (CommonMark)
 _CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`).+?(?<!`)\1(?!`)", re.S)
 _HILITE = re.compile(r"^(`+)\s*#!\w[\w+-]*\s+")
 _ENTITY = re.compile(r"&(?:#\d+|#x[0-9a-fA-F]+|[A-Za-z][A-Za-z0-9]{1,31});")

@@ -409,8 +409,9 @@ class _Reader:
             if base.startswith(("version", "deprecated")):  # the version, then an optional explanation
                 version, _, arg = arg.partition(" ")
                 label = f"{label} {version}".strip()
-            if arg:
-                inner = [self._block("paragraph", self._inline(arg), lines[:1]), *inner]
+            if arg:  # cited over every line it takes: ``.. note::`` + text on the next lines is common
+                taken = 1 + len(arg_lines) - (1 if match.group("arg") else 0)
+                inner = [self._block("paragraph", self._inline(arg), lines[:taken]), *inner]
             self._labelled(label + ":", lines[:1], inner, out)
             return
         if base in TITLED:

@@ -1,0 +1,23 @@
+"""Store URLs: secrets never shown, and a target's own API key wins (``stores.redact``, Qdrant's ``parse_url``)."""
+
+from __future__ import annotations
+
+from docshelf.stores import redact
+from docshelf.stores.qdrant_store import parse_url
+
+
+def test_passwords_and_api_keys_are_redacted_wherever_the_url_holds_them():
+    assert redact("postgresql://docs:s3cret@db:5432/x?sslmode=require") == "postgresql://docs:***@db:5432/x?sslmode=require"
+    assert redact("postgresql://docs@db/x?password=s3cret&prefix=a_") == "postgresql://docs@db/x?password=***&prefix=a_"
+    assert redact("qdrant+https://q.example?collection=docs&api_key=s3cret") == (
+        "qdrant+https://q.example?collection=docs&api_key=***")
+    assert redact("qdrant://h:6333?API_KEY=s3cret&sslpassword=x") == "qdrant://h:6333?API_KEY=***&sslpassword=***"
+    assert redact("/home/me/index") == "/home/me/index"
+
+
+def test_a_url_s_own_api_key_wins_over_the_configured_one():
+    """``docshelf migrate --to qdrant+https://other?api_key=K``: the target's key, not the
+    source's ``store_api_key`` (which made the copy fail with 403)."""
+    args, name, _ = parse_url("qdrant+https://other.example?collection=c&api_key=target-key", "source-key")
+    assert (args["api_key"], args["host"], args["port"], name) == ("target-key", "other.example", 443, "c")
+    assert parse_url("qdrant://h?collection=c", "source-key")[0]["api_key"] == "source-key"
