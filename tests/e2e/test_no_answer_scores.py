@@ -53,7 +53,7 @@ def test_the_searchs_own_evidence_separates_answered_from_unanswerable_questions
     assert sum(q["kind"] != "unanswerable" for q in questions) >= 20 and sum(q["kind"] == "unanswerable" for q in questions) == 10
     searcher = shelf.searcher
     plain = replace(searcher.options.calibration, best_share=0.0, bm25_weight=0.0, pool_weight=0.0,
-                    agreement_weight=0.0, fused_pivot=searcher.options.calibration.pivot)
+                    agreement_weight=0.0, absent_weight=0.0, fused_pivot=searcher.options.calibration.pivot)
     without = Searcher(searcher.store, searcher.embedder, replace(searcher.options, calibration=plain))
     area, answered, unanswered = separation(searcher, questions)
     before, *_ = separation(without, questions)
@@ -79,3 +79,30 @@ def test_near_ties_within_a_page_cite_the_section_holding_the_questions_words(sh
     top, before = searcher.search(query, max_per_doc=1).hits[0], without.search(query, max_per_doc=1).hits[0]
     assert (top.path, top.heading_path[-1]) == ("documentation.md", "Escaping Click's Wrapping"), top.heading_path
     assert before.path == "documentation.md" and before.heading_path[-1] != "Escaping Click's Wrapping"
+
+
+def test_a_term_the_documentation_never_uses_counts_against_an_answer(shelf):
+    """Set C's unanswerable questions about gettext and docker: the dense side finds the
+    neighbouring topic (help texts, entry points) and, before ``absent_weight``, scored them
+    like answers (0.90 and 0.82 on the whole set: 'high'). No chunk holds those words and
+    no indexed word is near them (``typos.WordCheck.absent``): the score drops, the note
+    names the word, both now score below every answered question of these pages (gettext
+scored above one before), and those keep their scores."""
+    from docshelf.search.engine import Searcher
+
+    searcher = shelf.searcher
+    calibration = replace(searcher.options.calibration, absent_weight=0.0)
+    without = Searcher(searcher.store, searcher.embedder, replace(searcher.options, calibration=calibration))
+    rows = [json.loads(line) for line in (SET_C / "questions.jsonl").read_text().splitlines() if line.strip()]
+    answered = [q["query"] for q in rows if q["kind"] != "unanswerable" and q["path"] in PAGES]
+    lowest = min(searcher.search(q).hits[0].score for q in answered)
+    lowest_before = min(without.search(q).hits[0].score for q in answered)
+    for query, word in (("translate the help messages into other languages with gettext", "gettext"),
+                        ("how to deploy my CLI as a docker image", "docker")):
+        result, before = searcher.search(query), without.search(query)
+        assert f"no indexed document mentions {word}" in result.note, result.note
+        assert result.hits[0].score < before.hits[0].score - 0.1, (query, result.hits[0].score, before.hits[0].score)
+        assert result.hits[0].score < lowest, (query, result.hits[0].score, lowest)
+    assert without.search("translate the help messages into other languages with gettext").hits[0].score > lowest_before
+    same = sum(searcher.search(q).hits[0].score == without.search(q).hits[0].score for q in answered)
+    assert same >= len(answered) - 2, (same, len(answered))  # only a rare reader's word no page uses

@@ -15,10 +15,13 @@ hit shows is an estimate of "this passage answers the query", comparable across 
   retrievers agree (the share of the dense top-3 pages that are also BM25's top-3 pages); and
   the hit's own BM25. ``score = sigmoid(slope · ((1 − best_share) · x + best_share · x_best −
   fused_pivot) + coverage_weight · (coverage − 0.5) + bm25_weight · bm25unit + pool_weight ·
-  pool coverage + agreement_weight · agreement)``. The last three only *add*: a paraphrase that
-  shares no word with the documentation keeps its dense estimate (the pivot sits higher so an
-  off-topic query ends where it did), while "in the docs" gains from every independent sign of
-  it, and a question whose key words occur nowhere (``gettext`` on a CLI library's site) does not.
+  pool coverage + agreement_weight · agreement − absent_weight · [a query word is absent])``.
+  The three before the last only *add*: a paraphrase that shares no word with the
+  documentation keeps its dense estimate (the pivot sits higher so an off-topic query ends
+  where it did), while "in the docs" gains from every independent sign of it. The last one
+  takes away: a question holding a name or term that no indexed chunk holds and no indexed
+  word is near (``gettext`` on a CLI library's site, ``mongodb`` on an ORM's; found by the
+  typo probes, ``typos.WordCheck``) asks about something the documentation never names.
 - **Without it** (keyword, fuzzy: no query embedding, so no added latency):
   ``score = sigmoid(6 · (coverage − 0.5) + 2 · (bm25unit − 0.5))``.
 
@@ -41,7 +44,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Literal
 
-from .highlight import after_no, term_stems
+from .highlight import FIND_LIMIT, after_no, query_stems
 
 if TYPE_CHECKING:
     from .calibration_memo import CalibrationMemo
@@ -74,6 +77,10 @@ class CalibrationParams:
     bm25_weight: float = 1.0  # the hit's BM25 (unit scale)
     pool_weight: float = 1.0  # share of the query's terms in the top ``pool_depth`` candidates
     agreement_weight: float = 1.0  # share of the dense top-3 pages among BM25's top-3
+    # The one penalty: a query holding a word that no indexed chunk holds and no indexed word is
+    # near (``QueryEvidence.absent``: ``mongodb`` on an ORM's site) asks about something the
+    # documentation never names; the dense side still finds the neighbouring topic.
+    absent_weight: float = 1.5
     pool_depth: int = 10
     # A query that reads as code (a pasted error or output line, an identifier: ``phrase.reads_as_code``)
     # is answered by a passage holding its words, whatever their meaning to the model: in hybrid its
@@ -90,6 +97,7 @@ class QueryEvidence:
     best_cosine: float  # the best cosine among the candidates
     pool_coverage: float  # share of the query's terms found in the top candidates
     agreement: float  # share of the dense top-3 pages that are also BM25's top-3 pages
+    absent: int = 0  # query words no indexed chunk holds, nor a word near them (``typos.WordCheck``)
 
 
 def _sigmoid(x: float) -> float:
@@ -98,18 +106,31 @@ def _sigmoid(x: float) -> float:
 
 def coverage(query: str, text: str) -> float:
     """Share of the query's content terms that occur in ``text`` (a 4+ letter stem prefix counts)."""
-    patterns = _coverage_patterns(query)
-    if not patterns:
+    stems = query_stems(query)
+    if not stems:
         return 0.0
     low = text.lower()
-    return sum(1 for stem, p in patterns if stem in low and p.search(low)) / len(patterns)
+    return sum(1 for stem in stems if free_start(low, stem)) / len(stems)
 
 
-@lru_cache(maxsize=256)
-def _coverage_patterns(query: str) -> tuple[tuple[str, re.Pattern[str]], ...]:
-    """One compiled pattern per content term, made once per query (not once per hit), with the
-    stem it needs (the plain substring test rules most texts out first)."""
-    return tuple((stem, _coverage_pattern(stem)) for stem in term_stems(query))
+_ASCII_WORD = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
+
+
+def free_start(low: str, stem: str) -> bool:
+    """Whether ``_coverage_pattern(stem)`` finds ``stem`` in ``low``: an occurrence not preceded
+    by an ASCII letter or digit. Found with ``str.find`` (the plain substring test rules most
+    texts out first), without compiling the pattern (see ``highlight.word_spans``), unless the
+    stem occurs more than ``FIND_LIMIT`` times."""
+    i = low.find(stem)
+    tries = 0
+    while i != -1:
+        if i == 0 or low[i - 1] not in _ASCII_WORD:
+            return True
+        tries += 1
+        if tries >= FIND_LIMIT:
+            return _coverage_pattern(stem).search(low) is not None
+        i = low.find(stem, i + 1)
+    return False
 
 
 @lru_cache(maxsize=4096)
@@ -172,7 +193,8 @@ class Calibrator:
         best = (max(query.best_cosine, cosine) - bg) / (1.0 - bg)
         z = (p.slope * ((1.0 - p.best_share) * x + p.best_share * best - p.fused_pivot)
              + p.coverage_weight * (cover - 0.5) + p.bm25_weight * (bm25_unit or 0.0)
-             + p.pool_weight * query.pool_coverage + p.agreement_weight * query.agreement)
+             + p.pool_weight * query.pool_coverage + p.agreement_weight * query.agreement
+             - p.absent_weight * min(query.absent, 1))
         return _sigmoid(z)
 
     @staticmethod

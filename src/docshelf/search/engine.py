@@ -44,7 +44,7 @@ from .fuse import (FusionParams, bm25_to_unit, cosine_to_unit, exact_bonus, fuse
 from .highlight import after_no, highlight_spans, term_stems
 from .phrase import content_count, looks_pasted, phrase_share, query_words, reads_as_code
 from .rerank import Reranker
-from .typos import ProbeMemo, TypoParams, correct, corrected_query
+from .typos import ProbeMemo, TypoParams, check_words, corrected_query
 
 _WORD = re.compile(r"[A-Za-z0-9]+")
 QUERY_CACHE_SIZE = 256  # query embeddings kept (384 floats each: ~0.4 MB in all)
@@ -119,7 +119,7 @@ class Searcher:
         if mode in ("semantic", "hybrid") and not self.semantic_ready():
             note = "the embedding model is still loading: these are keyword results; semantic ranking follows shortly"
             ran = "keyword"
-        self._local.fixes = {}
+        self._local.fixes, self._local.absent = {}, ()
         diversity = {"per_doc": per_doc, "max_merge": self.options.max_merge, "dup_threshold": self.options.dup_threshold}
         groups: list[Group] | None = None
         with _snapshot(self.store):  # every read of this search sees one commit of the index
@@ -138,6 +138,9 @@ class Searcher:
         if fixes:
             meant = corrected_query(query, fixes)
             note = "; ".join(n for n in (note, "corrected " + ", ".join(f"{a} → {b}" for a, b in fixes.items())) if n)
+        absent = self._local.absent
+        if absent:  # the reader's own term, which the documentation never uses: say so
+            note = "; ".join(n for n in (note, "no indexed document mentions " + ", ".join(absent)) if n)
         reranked = self.reranker is not None and self.reranker.enabled and ran != "fuzzy"
         if reranked:
             scored = self.reranker.rerank(meant, scored)  # type: ignore[union-attr]
@@ -190,6 +193,7 @@ class Searcher:
             best_cosine=max(dense.values()),
             pool_coverage=self.pool_coverage(query, scored),
             agreement=agreement(top_pages(dense, chunks), top_pages(lexical, chunks)),
+            absent=len(getattr(self._local, "absent", ())),
         )
 
     def _top_cosine(self, query: str) -> float | None:
@@ -304,9 +308,10 @@ class Searcher:
         text = query_text(query)
         chunks, lex, den = self._pool(text, query, n, filters)
         lowered = _Lowered(chunks)  # each candidate's embed_text lowered once, shared by typos and the bonus
-        fixes = correct(query, self.store, list(chunks.values()), self.options.typos, lowered=lowered.texts,
-                        memo=self._probes)
-        self._local.fixes = fixes
+        checked = check_words(query, self.store, list(chunks.values()), self.options.typos, lowered=lowered.texts,
+                              memo=self._probes)
+        fixes = checked.fixes
+        self._local.fixes, self._local.absent = fixes, checked.absent
         if fixes:
             # The corrected query's pool (its BM25 holds every exact term too, and the dense
             # side embeds what was meant); a corrected term counts ``weight`` of an exact one:

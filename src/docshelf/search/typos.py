@@ -24,6 +24,10 @@ letters on, see ``probe_text``), and only words absent from the keyword candidat
 ordinary query costs nothing extra. A store with the ``ProbeSearch`` ability runs a query's
 probes at once and returns only the text they read; a ``ProbeMemo`` remembers each probed
 word's answer until the index changes.
+
+The same probes tell which words the index lacks altogether (``WordCheck.absent``): an
+unknown word, or a name, that no chunk holds and no indexed word is near. Names are probed
+for this (never corrected); ordinary English words are not (a paraphrase's own words).
 """
 
 from __future__ import annotations
@@ -55,35 +59,59 @@ class TypoParams:
     weight: float = 0.8  # a corrected term's BM25 counts this much of an exact term's
 
 
+@dataclass(frozen=True)
+class WordCheck:
+    """What the probes said of a query's unknown-looking words.
+
+    ``fixes``: misspelt word → the indexed word meant (names never). ``absent``: words no
+    indexed chunk holds and no indexed word is near: a name or term the documentation never
+    uses (``mongodb`` on an ORM's site, ``gettext`` on a CLI library's), a sign that it does
+    not cover the question (``calibrate.QueryEvidence.absent``)."""
+
+    fixes: dict[str, str]
+    absent: tuple[str, ...] = ()
+
+
 def correct(
     query: str, store: Store, candidates: Sequence[Chunk], params: TypoParams,
     lowered: Callable[[], Sequence[str]] | None = None, memo: ProbeMemo | None = None,
 ) -> dict[str, str]:
-    """Misspelt query words (folded, as the index reads them) → the indexed word meant.
+    """Misspelt query words (folded, as the index reads them) → the indexed word meant."""
+    return check_words(query, store, candidates, params, lowered, memo).fixes
+
+
+def check_words(
+    query: str, store: Store, candidates: Sequence[Chunk], params: TypoParams,
+    lowered: Callable[[], Sequence[str]] | None = None, memo: ProbeMemo | None = None,
+) -> WordCheck:
+    """Probe the query's unknown-looking words: typos (not names) and words the index lacks.
     ``lowered()``: the candidates' ``embed_text`` lower-cased, when the caller has them;
     ``memo``: answers of earlier probes on this index version."""
     if not params.enabled:
-        return {}
+        return WordCheck({})
     texts: str | None = None  # the candidates' lowered embed_text, NUL-separated (no word holds a NUL)
     checks: list[str] = []
     names = typed_names(query)
     for word in dict.fromkeys(words(query)):
         if len(checks) >= params.max_checks:
             break
-        if len(word) < 4 or not word.isalpha() or word in names or word in english_words():
-            continue  # short, a number, a name, or the reader's own (English) word: not a slip
+        if len(word) < 4 or not word.isalpha() or (word not in names and is_english(word)):
+            continue  # short, a number, or the reader's own (English) word: neither a slip nor a name
         if texts is None:  # only once a word needs the check; one string, one substring search per word
             texts = "\x00".join(lowered() if lowered is not None else [c.embed_text.lower() for c in candidates])
         if word in texts or stem(word) in texts:
             continue  # known: a keyword candidate holds it
         checks.append(word)
     if not checks:
-        return {}
+        return WordCheck({})
     answers = memo.answers(store) if memo is not None else {}
     todo = [w for w in checks if w not in answers]
     for word, probed in zip(todo, probe_all(store, todo, params), strict=True):
         answers[word] = _nearest(word, probed, params)
-    return {w: fix for w in checks if (fix := answers[w])}
+    fixes = {w: fix for w in checks if (fix := answers[w]) and w not in names}  # INDEXED is empty
+    # absent: no indexed word near it; a name, typed on purpose, unless the index holds it as typed
+    absent = tuple(w for w in checks if answers[w] is None or (w in names and answers[w] != INDEXED))
+    return WordCheck(fixes, absent)
 
 
 @runtime_checkable
@@ -175,9 +203,13 @@ def probe_text(word: str) -> str:
     return " ".join(dict.fromkeys(variants))
 
 
+# ``_nearest``'s answer for a word the index holds (no word is empty)
+INDEXED = ""
+
+
 def _nearest(word: str, texts: Sequence[str], params: TypoParams) -> str | None:
-    """The closest indexed word to ``word`` among these chunks' ``embed_text`` (None when
-    ``word`` itself is indexed, i.e. known, or when no word is close enough)."""
+    """The closest indexed word to ``word`` among these chunks' ``embed_text``: ``INDEXED``
+    when ``word`` itself is indexed (known), None when no indexed word is close enough."""
     limit = 2 if len(word) >= params.long_word else 1
     root = stem(word)
     seen: Counter[str] = Counter()
@@ -185,7 +217,7 @@ def _nearest(word: str, texts: Sequence[str], params: TypoParams) -> str | None:
     for text in texts:
         vocabulary = set(words(searchable_text(text)))
         if word in vocabulary or any(stem(v) == root for v in vocabulary if v[:1] == word[:1]):
-            return None  # the word is indexed after all (only ranked below the candidates)
+            return INDEXED  # the word is indexed after all (only ranked below the candidates)
         for v in vocabulary:
             if v[:1] != word[:1] or v.isdigit():
                 continue
@@ -229,6 +261,20 @@ def english_words() -> frozenset[str]:
     return frozenset(w for w in vocab if w.isalpha() and w.isascii())
 
 
+def is_english(word: str) -> bool:
+    """A whole word of the shipped vocabulary, or its plural or ``-ed`` / ``-ing`` form
+    (``passwords``, ``injecting``): the WordPiece vocabulary lists few inflected forms."""
+    vocab = english_words()
+    if word in vocab:
+        return True
+    for suffix, bases in (("ies", ("y",)), ("es", ("", "e")), ("s", ("",)), ("ed", ("", "e")), ("ing", ("", "e"))):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            root = word[: -len(suffix)]
+            if any(root + b in vocab for b in bases):
+                return True
+    return False
+
+
 def corrected_query(query: str, fixes: dict[str, str]) -> str:
     """``query`` with each misspelt word replaced by its correction (case-insensitive, whole words)."""
     for wrong, right in fixes.items():
@@ -236,4 +282,7 @@ def corrected_query(query: str, fixes: dict[str, str]) -> str:
     return query
 
 
-__all__ = ["ProbeMemo", "ProbeSearch", "TypoParams", "correct", "corrected_query", "edits", "english_words", "typed_names"]
+__all__ = [
+    "ProbeMemo", "ProbeSearch", "TypoParams", "WordCheck", "check_words", "correct", "corrected_query", "edits",
+    "english_words", "is_english", "typed_names",
+]

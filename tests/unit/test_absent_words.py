@@ -1,0 +1,106 @@
+"""Words the index lacks altogether (``typos.WordCheck.absent``): the typo probes tell a
+misspelling (an indexed word is near) from a term the documentation never uses (none is),
+and names, never corrected, are probed for that too. The hybrid score counts such a word
+against the documents answering (``calibrate``), and the note names it."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from docshelf.search.typos import ProbeMemo, TypoParams, check_words
+
+PAGES = {
+    "cookies.md": "# Cookies\n\nSet a cookie on the response with its max age and path.",
+    "sessions.md": "# Sessions\n\nThe session middleware signs the session cookie.",
+    "database.md": "# Database\n\nConnect SQLModel to a database with an engine and a connection URL.",
+}
+
+
+@pytest.fixture
+def indexed(write, tmp_path, shelf):
+    docs = tmp_path / "docs"
+    for name, text in PAGES.items():
+        write(docs, name, text)
+    shelf.index([docs])
+    return shelf, docs
+
+
+class Counting:
+    def __init__(self, store) -> None:
+        self.store, self.probes = store, 0
+
+    def text_search(self, *args, **kwargs):
+        self.probes += 1
+        return self.store.text_search(*args, **kwargs)
+
+    def content_version(self):
+        return self.store.content_version()
+
+
+def test_a_term_no_chunk_holds_and_no_indexed_word_is_near_is_absent(indexed):
+    store = indexed[0].store
+    checked = check_words("store the session cookie in mongodb", store, [], TypoParams())
+    assert checked.absent == ("mongodb",) and checked.fixes == {}
+
+
+def test_a_misspelling_is_corrected_not_absent(indexed):
+    checked = check_words("sesion cokie", indexed[0].store, [], TypoParams())
+    assert checked.fixes == {"sesion": "session", "cokie": "cookie"} and checked.absent == ()
+
+
+def test_names_are_probed_never_corrected(indexed):
+    store = indexed[0].store
+    # 'GraphQL' is typed as a name: probed, and absent; 'SQLModel' is indexed: neither
+    checked = check_words("connect SQLModel to GraphQL", store, [], TypoParams())
+    assert checked.absent == ("graphql",) and checked.fixes == {}
+    # a name is never corrected: one near an indexed word is absent unless it is that word
+    checked = check_words("the SeSsion page", store, [], TypoParams())
+    assert checked.fixes == {} and checked.absent == ()
+    checked = check_words("the CokiE page", store, [], TypoParams())  # near 'cookie', typed as a name
+    assert checked.fixes == {} and checked.absent == ("cokie",)
+
+
+def test_ordinary_english_words_and_the_candidates_words_are_not_probed(indexed):
+    store = Counting(indexed[0].store)
+    # 'banana' is an English word the index lacks: the reader's own word, not a name
+    checked = check_words("banana cookie", store, [], TypoParams())
+    assert checked.absent == () and store.probes == 0
+
+
+def test_the_memo_remembers_absence_until_the_word_is_indexed(indexed, write):
+    shelf, docs = indexed
+    store, memo = Counting(shelf.store), ProbeMemo()
+    assert check_words("mongodb cookie", store, [], TypoParams(), memo=memo).absent == ("mongodb",)
+    assert check_words("session in mongodb", store, [], TypoParams(), memo=memo).absent == ("mongodb",)
+    assert store.probes == 1
+    write(docs, "mongo.md", "# MongoDB\n\nThere is no MongoDB support.")
+    shelf.index([docs])
+    assert check_words("mongodb cookie", store, [], TypoParams(), memo=memo).absent == ()
+
+
+def test_an_absent_word_lowers_the_hybrid_score_and_is_named_in_the_note(indexed):
+    from docshelf.search.engine import Searcher
+
+    shelf = indexed[0]
+    searcher = shelf.searcher
+    off = Searcher(searcher.store, searcher.embedder,
+                   replace(searcher.options, calibration=replace(searcher.options.calibration, absent_weight=0.0)))
+    query = "session cookie stored in mongodb"
+    with_rule, without = searcher.search(query), off.search(query)
+    assert [h.chunk_id for h in with_rule.hits] == [h.chunk_id for h in without.hits]  # ranking unchanged
+    assert with_rule.hits[0].score < without.hits[0].score
+    assert "no indexed document mentions mongodb" in with_rule.note
+    plain = "session cookie max age"  # every word indexed: the same score either way
+    assert searcher.search(plain).hits[0].score == off.search(plain).hits[0].score
+
+
+def test_short_acronyms_and_inflected_english_words_are_the_readers_own(indexed):
+    from docshelf.search.typos import is_english
+
+    assert is_english("passwords") and is_english("cookies") and not is_english("mongodb")
+    # 'API' (three letters) and 'passwords' (a plural the vocabulary lists only as 'password')
+    # occur nowhere here, yet they are how a reader asks, not what the documents lack
+    checked = check_words("rotate passwords through the API", indexed[0].store, [], TypoParams())
+    assert checked.absent == ()
