@@ -73,10 +73,27 @@ def test_highlights_and_coverage_equal_the_regex_only_versions():
         hits = sum(1 for s in stems if re.search(r"(?<![a-z0-9])" + re.escape(s), text.lower()))
         return hits / len(stems) if stems else 0.0
 
-    for query in QUERIES:
-        for text in texts(80):
+    repeats = ["cache " * 40, "xcache " * 40 + "cache", "_cache" * 30, "ééparse " * 20, "p53p53p53 p53", "aaaa aaaa"]
+    for query in QUERIES + ["aaaa", "p53 cache"]:
+        for text in texts(80) + repeats:  # repeats: past FIND_LIMIT, found by the compiled patterns
             assert highlight.highlight_spans(text, query) == spans(text, query)
             assert calibrate.coverage(query, text) == cover(query, text)
+
+
+def test_find_steps_are_the_compiled_patterns():
+    """``highlight.word_spans`` and ``calibrate.free_start`` against the patterns they stand for,
+    stem by stem, with word characters (letters, digits, ``_``, non-ASCII letters) around them."""
+    rng = random.Random(7)
+    stems = ["cach", "p53", "aa", "pars", "café", "über", "x-y", "__in", "413", "rota", "σας"]
+    around = ["", " ", "a", "_", "é", "9", "-", ".", "Σ", "ab"]
+    for stem in stems:
+        for _ in range(300):
+            text = "".join(rng.choice(around) + (stem if rng.random() < 0.5 else "") for _ in range(rng.randint(0, 12)))
+            low = text.lower()
+            pattern = highlight._stem_pattern(stem)
+            if highlight.is_word(stem[0]):
+                assert highlight.word_spans(low, stem) == [(m.start(), m.end()) for m in pattern.finditer(low)], (stem, low)
+            assert calibrate.free_start(low, stem) == (calibrate._coverage_pattern(stem).search(low) is not None), (stem, low)
 
 
 def test_near_duplicate_is_the_jaccard_threshold_test():

@@ -44,7 +44,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Literal
 
-from .highlight import after_no, term_stems
+from .highlight import FIND_LIMIT, after_no, query_stems
 
 if TYPE_CHECKING:
     from .calibration_memo import CalibrationMemo
@@ -106,18 +106,31 @@ def _sigmoid(x: float) -> float:
 
 def coverage(query: str, text: str) -> float:
     """Share of the query's content terms that occur in ``text`` (a 4+ letter stem prefix counts)."""
-    patterns = _coverage_patterns(query)
-    if not patterns:
+    stems = query_stems(query)
+    if not stems:
         return 0.0
     low = text.lower()
-    return sum(1 for stem, p in patterns if stem in low and p.search(low)) / len(patterns)
+    return sum(1 for stem in stems if free_start(low, stem)) / len(stems)
 
 
-@lru_cache(maxsize=256)
-def _coverage_patterns(query: str) -> tuple[tuple[str, re.Pattern[str]], ...]:
-    """One compiled pattern per content term, made once per query (not once per hit), with the
-    stem it needs (the plain substring test rules most texts out first)."""
-    return tuple((stem, _coverage_pattern(stem)) for stem in term_stems(query))
+_ASCII_WORD = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
+
+
+def free_start(low: str, stem: str) -> bool:
+    """Whether ``_coverage_pattern(stem)`` finds ``stem`` in ``low``: an occurrence not preceded
+    by an ASCII letter or digit. Found with ``str.find`` (the plain substring test rules most
+    texts out first), without compiling the pattern (see ``highlight.word_spans``), unless the
+    stem occurs more than ``FIND_LIMIT`` times."""
+    i = low.find(stem)
+    tries = 0
+    while i != -1:
+        if i == 0 or low[i - 1] not in _ASCII_WORD:
+            return True
+        tries += 1
+        if tries >= FIND_LIMIT:
+            return _coverage_pattern(stem).search(low) is not None
+        i = low.find(stem, i + 1)
+    return False
 
 
 @lru_cache(maxsize=4096)

@@ -32,10 +32,14 @@ def term_stems(query: str) -> list[str]:
 
 
 @lru_cache(maxsize=256)
-def _term_patterns(query: str) -> tuple[tuple[str, re.Pattern[str]], ...]:
-    """One compiled pattern per query term, made once per query (not once per hit), with the
-    stem it needs (a text without that substring is not searched)."""
-    return tuple((stem, _stem_pattern(stem)) for stem in term_stems(query))
+def query_stems(query: str) -> tuple[str, ...]:
+    """``term_stems``, worked out once per query (not once per hit)."""
+    return tuple(term_stems(query))
+
+
+FIND_LIMIT = 16
+"""A stem found more often than this in one text is matched by its compiled pattern (C speed)
+instead of ``str.find`` steps in Python (``word_spans``, ``calibrate.free_start``)."""
 
 
 @lru_cache(maxsize=4096)
@@ -54,15 +58,44 @@ def after_no(before: str, literal: str) -> str:
     return escaped + "(?<!" + before + escaped + ")"
 
 
+def is_word(ch: str) -> bool:
+    r"""``re``'s ``\w`` for one character of a str (its test is the same: alphanumeric or ``_``)."""
+    return ch.isalnum() or ch == "_"
+
+
+def word_spans(lowered: str, stem: str) -> list[tuple[int, int]]:
+    """The spans ``_stem_pattern(stem).finditer(lowered)`` gives, for a stem that starts with a
+    word character and occurs at most ``FIND_LIMIT`` times: each occurrence not preceded by a word
+    character, through the end of its word. Without compiling the pattern: a new query term's
+    look-behind pattern took ~0.1 ms to compile (``re``'s parser is Python), a dozen per new
+    query across highlights and coverage, more than matching them."""
+    spans: list[tuple[int, int]] = []
+    n, size = len(lowered), len(stem)
+    i = lowered.find(stem)
+    while i != -1:
+        if i and is_word(lowered[i - 1]):
+            i = lowered.find(stem, i + 1)
+            continue
+        j = i + size
+        while j < n and is_word(lowered[j]):
+            j += 1
+        spans.append((i, j))
+        i = lowered.find(stem, j)
+    return spans
+
+
 def highlight_spans(text: str, query: str) -> tuple[tuple[int, int], ...]:
     """Non-overlapping spans of words that start with a query term (so 'rotate' marks 'rotating'? no:
     a term's stem prefix of at least 4 letters marks inflections such as rotate → rotated)."""
     spans: list[tuple[int, int]] = []
     lowered = text.lower()
-    for stem, pattern in _term_patterns(query):
+    for stem in query_stems(query):
         if stem not in lowered:
             continue
-        for m in pattern.finditer(lowered):
+        if is_word(stem[0]) and lowered.count(stem) <= FIND_LIMIT:
+            spans.extend(word_spans(lowered, stem))
+            continue
+        for m in _stem_pattern(stem).finditer(lowered):
             spans.append((m.start(), m.end()))
     spans.sort()
     merged: list[tuple[int, int]] = []
