@@ -260,6 +260,12 @@ class Docshelf:
     def try_become_writer(self) -> bool:
         return self._lock.acquire(timeout=0)
 
+    def writer_alive(self) -> bool:
+        """Whether this process still holds the writer lock it took: a server store's lock (a
+        database session, a lease) can end without it noticing, and another server take it."""
+        alive = getattr(self._lock, "alive", None)
+        return self._lock.held and (alive() if callable(alive) else True)
+
     def release_writer(self) -> None:
         """Give up the writer lock taken by ``try_become_writer`` (another process may take it)."""
         if self._lock.held:

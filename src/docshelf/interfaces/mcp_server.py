@@ -184,7 +184,9 @@ def build_server(runtime: ServerRuntime, *, response_chars: int = DEFAULT_RESPON
         documents answer the query at all: on 'low', read the passages critically or rephrase;
         on 'none', tell the user the documentation does not seem to cover it instead of guessing.
         min_score drops weak hits (0.3 keeps only those that may answer). Misspelt words are
-        corrected against the documents' vocabulary (the note says which). Use read_neighbors with a
+        corrected against the documents' vocabulary (the note says which); a word no indexed document
+        mentions is named in the note too: the documentation likely does not cover that part of the
+        question, so say so rather than answering from a neighbouring topic. Use read_neighbors with a
         hit's chunk_id for surrounding text, or get_document with its path for the whole document.
         Texts are shortened when the response would exceed the server's size budget (the note
         says so). While the embedding model is still loading, semantic and hybrid searches return

@@ -214,10 +214,14 @@ def typed_names(query: str) -> set[str]:
 def probe_text(word: str) -> str:
     """What the edit-distance search looks for: the index holds stems and measures plain edit
     distance to them, so ``recieve`` is only two edits from ``receiv`` as its own stem
-    ``reciev``, and ``exceptoin`` only near ``except`` without its last letters."""
+    ``reciev``, and ``exceptoin`` only near ``except`` without its last letters. A swap of two
+    letters is one edit here (``edits``) but two to the engine, beyond a short word's one
+    (``probe_fuzziness``): a short word's swapped forms are searched too (``xfial``: ``xfail``)."""
     variants = [word, stem(word)]
     if len(word) >= 7:
         variants.append(word[:-2])
+    if probe_fuzziness(word) == 1:  # never the first letter: ``_nearest`` keeps it
+        variants += [word[:i] + word[i + 1] + word[i] + word[i + 2 :] for i in range(1, len(word) - 1)]
     return " ".join(dict.fromkeys(variants))
 
 
