@@ -58,6 +58,9 @@ class Block:
 
     ``heading_path`` is the chain of headings the block sits under (for a heading,
     including itself). ``page`` is 1-based (PDF); lines are 1-based and inclusive.
+    ``line_map`` gives the source line of each line of ``text`` when they do not follow
+    one another from ``start_line`` (a parser that dropped blank lines between list items);
+    empty when they do. The chunker cites a part of a split block by it.
     """
 
     kind: BlockKind
@@ -67,6 +70,7 @@ class Block:
     start_line: int | None = None
     end_line: int | None = None
     level: int = 0
+    line_map: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
