@@ -92,6 +92,7 @@ def test_ingest_round_trip_without_embeddings(client):
     gone = client.post("/ingest/delete", json={"ids": ["kb42#0"]}, headers=AUTH).json()
     assert gone == {"deleted": 1, "sources": [KB]}
     assert [h["chunk_id"] for h in search(client, "ninety", mode="keyword")["hits"]] == []
+    assert search(client, "ninety", mode="keyword")["empty_reason"] == "no_match"
     assert [h["chunk_id"] for h in search(client, "grace period", mode="keyword")["hits"]] == ["push:kb42#1"]
     gone = client.post("/ingest/delete", json={"sources": [KB]}, headers=AUTH).json()
     assert gone == {"deleted": 1, "sources": [KB]}

@@ -87,7 +87,9 @@ def test_every_tool_over_stdio(tmp_path: Path, corpus: Path) -> None:
             floor = loose["hits"][0]["score"] - 1e-4
             strict = await call(s, "search_docs", query="how do I install the widgetron toolkit", k=10, min_score=floor)
             assert len(loose["hits"]) > 1 and [h["path"] for h in strict["hits"]] == [loose["hits"][0]["path"]]
-            assert (await call(s, "search_docs", query="recipe for banana bread", min_score=0.3))["hits"] == []
+            banana = await call(s, "search_docs", query="recipe for banana bread", min_score=0.3)
+            assert (banana["hits"], banana["empty_reason"]) == ([], "below_min_score")  # says what to change
+            assert strict["empty_reason"] == ""
             assert await call_error(s, "search_docs", query="x", min_score=1.5) == (
                 "Error executing tool search_docs: min_score: must be between 0.0 and 1.0, got 1.5")
             assert await call_error(s, "search_docs", query="x", k=101) == (

@@ -50,6 +50,7 @@ class SearchOut(BaseModel):
     hits: list[HitOut]
     note: str = ""
     took_ms: float = 0.0
+    empty_reason: str = ""  # with no hits, why (models.SearchResult.empty_reason)
 
 
 class DocumentOut(BaseModel):

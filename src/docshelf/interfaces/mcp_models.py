@@ -38,6 +38,10 @@ class SearchOut(BaseModel):
         "documentation does not seem to cover it rather than guessing."))
     note: str = Field("", description="Why results may be partial or shortened; empty when complete.")
     took_ms: float = 0.0
+    empty_reason: str = Field("", description=(
+        "With no hits, why: 'no_match' (no passage matched: rephrase, or mode='fuzzy' for names and typos), "
+        "'below_min_score' (lower min_score), 'empty_scope' (the filters leave no document: loosen them), "
+        "'unknown_collection' (the note lists the collections). Empty when there are hits."))
 
 
 class CollectionOut(BaseModel):

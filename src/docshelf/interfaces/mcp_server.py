@@ -159,7 +159,8 @@ def build_server(runtime: ServerRuntime, *, response_chars: int = DEFAULT_RESPON
     def run_search(request: SearchRequest) -> SearchOut:
         result = runtime.search(request)
         return SearchOut(query=result.query, mode=result.mode, hits=[hit_out(i, h) for i, h in enumerate(result.hits, 1)],
-                         confidence=result.confidence, note=result.note, took_ms=round(result.took_ms, 1))
+                         confidence=result.confidence, note=result.note, took_ms=round(result.took_ms, 1),
+                         empty_reason=result.empty_reason)
 
     # -- search ---------------------------------------------------------------------------
     @_tool_errors
