@@ -4,14 +4,21 @@ Pure functions over records and chunks, used by ``Docshelf``: a range (lines, pa
 section) that selects nothing is an error that says why and what the document does
 have (its sections, its page count, its last line), and a section matches however its
 heading is written (case, backticks and other inline markup, numbering, a ``#`` prefix).
+
+A line range is served exactly, from the source file, when the file on disk is still the
+version the index holds (its sha256 matches the record's): chunks span whole paragraphs and
+sections, and a reader citing lines 45-48 expects those four lines. When the file changed or is
+gone, the chunks holding the range are all there is, and the caller says so (``source_lines``).
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Sequence
+from pathlib import Path
 
-from .errors import NotFound
+from .errors import NotFound, ParseError
 from .models import Chunk, DocumentRecord
 
 _MARKUP = re.compile(r"[`*_~]|^#+\s*|\[\[|\]\]")
@@ -78,6 +85,43 @@ def select_lines(record: DocumentRecord, chunks: Sequence[Chunk], lines: tuple[i
         last = max(c.end_line for c in numbered)  # type: ignore[type-var]
         raise NotFound(f"{record.path} has text on lines 1-{last}; lines {lines[0]}-{lines[1]} hold none")
     return chosen
+
+
+def source_lines(record: DocumentRecord) -> tuple[list[str] | None, str]:
+    """The document's source lines as its parser numbered them, when the file is the indexed
+    version; else ``(None, why not)``, a sentence naming the document."""
+    from .pipeline.parsers._common import decode_text
+
+    path = Path(record.root) / record.path
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None, f"{record.path} is not on disk under {record.root} any more"
+    if hashlib.sha256(data).hexdigest() != record.sha256:
+        return None, f"{record.path} changed on disk since it was indexed"
+    try:
+        text = decode_text(path, data)
+    except ParseError:
+        return None, f"{record.path} no longer reads as text"
+    lines = text.split("\n")
+    return (lines[:-1] if lines and lines[-1] == "" and len(lines) > 1 else lines), ""
+
+
+def cut_lines(
+    record: DocumentRecord, scope: Sequence[Chunk], lines: tuple[int, int], source: Sequence[str], scoped: bool
+) -> tuple[str, int, int, list[Chunk]]:
+    """Exactly the requested lines of ``source`` (clamped to the file, or to ``scope``'s lines when a
+    page or section narrowed it), their first and last line, and the chunks holding them."""
+    numbered = [c for c in scope if c.start_line is not None and c.end_line is not None]
+    if not numbered:
+        raise NotFound(f"{record.path} has no line numbers ({record.format or 'this'} format); use page or section")
+    lo, hi = (min(c.start_line for c in numbered), max(c.end_line for c in numbered)) if scoped else (1, len(source))  # type: ignore[type-var]
+    start, end = max(lines[0], lo), min(lines[1], hi, len(source))
+    if start > end:
+        where = "the requested section or page" if scoped else record.path
+        raise NotFound(f"{where} has text on lines {lo}-{hi}; lines {lines[0]}-{lines[1]} hold none")
+    held = [c for c in numbered if not (c.end_line < start or c.start_line > end)]  # type: ignore[operator]
+    return "\n".join(source[start - 1 : end]), start, end, held
 
 
 def select(
@@ -148,4 +192,4 @@ def resolve_note(records: Sequence[DocumentRecord], name: str) -> DocumentRecord
     raise NotFound(f"no note named {name!r}; search_docs or list_documents shows the indexed paths")
 
 
-__all__ = ["heading_key", "reassemble", "resolve_note", "sections", "select"]
+__all__ = ["cut_lines", "heading_key", "reassemble", "resolve_note", "sections", "select", "select_lines", "source_lines"]

@@ -58,6 +58,9 @@ class Block:
 
     ``heading_path`` is the chain of headings the block sits under (for a heading,
     including itself). ``page`` is 1-based (PDF); lines are 1-based and inclusive.
+    ``line_map`` gives the source line of each line of ``text`` when they do not follow
+    one another from ``start_line`` (a parser that dropped blank lines between list items);
+    empty when they do. The chunker cites a part of a split block by it.
     """
 
     kind: BlockKind
@@ -67,6 +70,7 @@ class Block:
     start_line: int | None = None
     end_line: int | None = None
     level: int = 0
+    line_map: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -218,7 +222,11 @@ class IndexReport:
 class SearchResult:
     """Hits for one query, the mode that ran, a note when the answer is partial, and how sure the
     search is that the documents answer the query at all: ``confidence`` is ``high``,
-    ``medium``, ``low`` or ``none`` (nothing relevant found), read from the top hit's score."""
+    ``medium``, ``low`` or ``none`` (nothing relevant found), read from the top hit's score.
+    With no hits, ``empty_reason`` says why, so an interface can say what to change: the query
+    matched no passage (``no_match``), every hit scored under ``min_score``
+    (``below_min_score``), no indexed document is in the filters' scope (``empty_scope``), or
+    a requested collection does not exist (``unknown_collection``, named in ``note``)."""
 
     query: str
     mode: SearchMode
@@ -226,3 +234,4 @@ class SearchResult:
     note: str = ""
     took_ms: float = 0.0
     confidence: Literal["high", "medium", "low", "none"] = "none"
+    empty_reason: Literal["", "no_match", "below_min_score", "empty_scope", "unknown_collection"] = ""

@@ -242,7 +242,7 @@ class DocumentRequest(_Request):
     doc_id: Optional[str] = Field(None, description="Alternative to path: the doc_id of a hit or listed document.")
     root: Optional[str] = Field(None, description="The document's root folder, when two roots hold the same path.")
     lines: Optional[str] = Field(None, description=(
-        "Only this line range (text formats): 'START-END', e.g. '10-40', or one line, e.g. '12'."))
+        "Only these lines of the file, exactly (text formats): 'START-END', e.g. '10-40', or one line, e.g. '12'."))
     page: Optional[int] = Field(None, ge=1, description="Only this page (PDF, 1-based).")
     section: Optional[str] = Field(None, description=(
         "Only the section under this heading (case, markup such as backticks and numbering are ignored)."))

@@ -18,7 +18,7 @@ from typing import Any
 
 from . import allocator
 from .config import Settings
-from .documents import reassemble, resolve_note, select
+from .documents import cut_lines, reassemble, resolve_note, select, select_lines, source_lines
 from .errors import ConfigError, EmbedderMismatch, IndexLocked, IndexNotFound, InvalidRequest, NotFound, StoreError
 from .models import Chunk, DocumentRecord, IndexReport, SearchResult, doc_id
 from .protocols import Embedder, Store
@@ -72,7 +72,8 @@ class RootInfo:
 
 @dataclass(frozen=True)
 class DocumentText:
-    """A document's text reassembled from its chunks, in order (optionally one range)."""
+    """A document's text reassembled from its chunks, in order (optionally one range; a line
+    range is the file's own lines, exactly, while the file is the indexed version)."""
 
     path: str
     root: str
@@ -86,6 +87,9 @@ class DocumentText:
     pages: tuple[int, ...]
     truncated: bool
     total_chunks: int
+    # Set when a line range could not be served exactly (the file changed since indexing, or is
+    # gone): what the text is instead. Empty when ``text`` is exactly what was asked for.
+    note: str = ""
 
     @property
     def doc_id(self) -> str:
@@ -255,6 +259,12 @@ class Docshelf:
 
     def try_become_writer(self) -> bool:
         return self._lock.acquire(timeout=0)
+
+    def writer_alive(self) -> bool:
+        """Whether this process still holds the writer lock it took: a server store's lock (a
+        database session, a lease) can end without it noticing, and another server take it."""
+        alive = getattr(self._lock, "alive", None)
+        return self._lock.held and (alive() if callable(alive) else True)
 
     def release_writer(self) -> None:
         """Give up the writer lock taken by ``try_become_writer`` (another process may take it)."""
@@ -554,9 +564,11 @@ class Docshelf:
             filters=filters, min_score=request.min_score,
             max_per_doc=request.max_per_doc,
         )
-        if not result.hits and request.collections:
-            missing = self._missing_collections_note(request.collections)
-            result = replace(result, note="; ".join(n for n in (result.note, missing) if n))
+        if not result.hits and request.collections and (missing := self._missing_collections_note(request.collections)):
+            result = replace(result, note="; ".join(n for n in (result.note, missing) if n), empty_reason="unknown_collection")
+        elif not result.hits and result.empty_reason == "no_match" and (
+                filters.paths == () or self.documents_in_scope(request) == 0):
+            result = replace(result, empty_reason="empty_scope")  # the filters leave no document, not the query
         if request.max_chars is None:
             return result
         from .search.budget import fit_hits
@@ -638,20 +650,38 @@ class Docshelf:
         else:
             record = self.find_document(request.path or "", request.root)
         chunks = self.store.document_chunks(record.root, record.path)
-        selected = select(record, chunks, request.line_range, request.page, request.section)
-        text = reassemble(selected)
+        span = request.line_range
+        selected = select(record, chunks, None, request.page, request.section)
+        note, exact = "", None
+        if span is not None:
+            # Exactly the asked lines from the file while it is the indexed version; else the
+            # chunks holding them, saying why they are more (or other) than was asked.
+            numbered = any(c.start_line is not None for c in selected)
+            source, why = source_lines(record) if numbered else (None, "")
+            if source is not None:
+                scoped = request.page is not None or request.section is not None
+                text, first, last, selected = cut_lines(record, selected, span, source, scoped)
+                exact = (first, last)
+            else:
+                selected = select_lines(record, selected, span)
+        if exact is None:
+            text = reassemble(selected)
+        starts = [c.start_line for c in selected if c.start_line is not None]
+        ends = [c.end_line for c in selected if c.end_line is not None]
+        first, last = exact or (min(starts) if starts else None, max(ends) if ends else None)
+        if span is not None and exact is None:
+            note = (f"{why}: this is the indexed text of lines {first}-{last} (the chunks holding lines "
+                    f"{span[0]}-{span[1]}), not the file's current lines; re-index it to read exact lines")
         max_chars = request.max_chars
         truncated = bool(max_chars and len(text) > max_chars)
         if truncated:
             text = text[:max_chars]
-        starts = [c.start_line for c in selected if c.start_line is not None]
-        ends = [c.end_line for c in selected if c.end_line is not None]
         return DocumentText(
             path=record.path, root=record.root, title=record.title, collection=record.collection,
             doc_type=record.doc_type, text=text, chunk_ids=tuple(c.id for c in selected),
-            start_line=min(starts) if starts else None, end_line=max(ends) if ends else None,
+            start_line=first, end_line=last,
             pages=tuple(sorted({c.page for c in selected if c.page is not None})), truncated=truncated,
-            total_chunks=len(chunks),
+            total_chunks=len(chunks), note=note,
         )
 
     def find_note(self, name: str) -> DocumentRecord:

@@ -10,7 +10,7 @@ import pytest
 
 from backend_urls import fresh_url
 from docshelf.config import Settings
-from docshelf.errors import IndexLocked
+from docshelf.errors import DocshelfError, IndexLocked
 from docshelf.ingest import UpsertRequest
 from docshelf.live.runtime import ServerRuntime
 
@@ -79,3 +79,41 @@ def test_a_qdrant_lease_is_renewed_while_held_and_taken_over_once_its_holder_sto
     assert second.try_become_writer()
     assert first.store._meta_get("writer")["owner"] != crashed["owner"]
     second.release_writer()
+
+
+def test_a_postgres_writer_whose_lock_session_ended_gives_the_index_a_live_writer_again(request, tmp_path, monkeypatch):
+    """The writer's advisory-lock session ends (a restart, a failover, a cut idle connection)
+    and the lock is free: the writer notices while idle, steps down and elects again with the
+    other server, so one of them soon holds a live lock and writes (before: the old one went on
+    calling itself the writer beside the new one, every write of it failing, until restarted)."""
+    import psycopg
+
+    from docshelf.live import writer as writer_module
+
+    monkeypatch.setattr(writer_module, "LOCK_CHECK_S", 0.2, raising=False)
+    url = fresh_url("postgres", request, tmp_path)
+    servers = [started(url, tmp_path / "host-a", "writer"), started(url, tmp_path / "host-b", "reader")]
+    try:
+        key = servers[0].service().store._lock_key("writer")
+        with psycopg.connect(request.getfixturevalue("postgres_url"), autocommit=True) as admin:
+            (holder,) = admin.execute(
+                "SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 1 "
+                "AND classid = %s::oid AND objid = %s::oid", ((key >> 32) & 0xFFFFFFFF, key & 0xFFFFFFFF)).fetchall()
+            admin.execute("SELECT pg_terminate_backend(%s)", holder)
+        deadline, failures = time.monotonic() + 30, []
+        while True:  # (until the old writer notices, both may say "writer"; only one can write)
+            writers = [r for r in servers if r.writer.role == "writer"]
+            if len(writers) == 1:
+                try:
+                    if writers[0].write("upsert", push("again", "the dunlin record"), timeout=5).upserted == 1:
+                        break
+                except DocshelfError as exc:  # the old writer's writes fail while its lock is gone
+                    failures.append(str(exc))
+            assert time.monotonic() < deadline, ([r.writer.role for r in servers], failures[-1:])
+            time.sleep(0.2)
+        hits = servers[1 - servers.index(writers[0])].service().search("dunlin", mode="keyword").hits
+        assert [h.chunk_id for h in hits] == ["push:again"]
+    finally:
+        for runtime in servers:
+            runtime.close()
+            runtime.service().store.close()

@@ -190,7 +190,14 @@ def test_one_line_range_syntax(run, tmp_path, write):
     run("index", str(tmp_path / "docs"))
     assert run("get", "a.md", "--lines", "7") == run("get", "a.md", "--lines", "7-7")
     code, out, _ = run("get", "a.md", "--lines", "7")
+    assert (code, out) == (0, "second paragraph\n")  # exactly line 7, not the chunk around it
+    assert run("get", "a.md", "--lines", "5-7")[1] == "## B\n\nsecond paragraph\n"
+    write(tmp_path / "docs", "a.md", "# A\n\nrewritten")  # changed since indexing: the chunks, and why
+    code, out, err = run("get", "a.md", "--lines", "7")
     assert (code, out) == (0, "## B\n\nsecond paragraph\n")
+    assert " ".join(err.split()) == (
+        "Note: a.md changed on disk since it was indexed: this is the indexed text of lines 7-7 (the chunks "
+        "holding lines 7-7), not the file's current lines; re-index it to read exact lines")
     code, _, err = run("get", "a.md", "--lines", "abc")
     assert code == 2
     assert err.splitlines()[-1] == (
@@ -338,3 +345,17 @@ def _cold_env(index: Path) -> dict[str, str]:
 
     return {**os.environ, "DOCSHELF_INDEX_DIR": str(index), "DOCSHELF_CONFIG": os.devnull, "DOCSHELF_MODEL": "fake",
             "DOCSHELF_QUERY_TIMEOUT": "0", "PYTHONPATH": SRC}
+
+
+def test_the_hint_under_no_results_depends_on_why_there_are_none(run, indexed):
+    """"Try --mode fuzzy" fits a query that matched nothing, not a misspelt collection (the
+    note says which exist), filters that leave no document, or a --min-score above every hit."""
+    assert run("search", "zeppelin", "--collection", "vendor-doc") == (
+        0, "No results.\n", "no collection named 'vendor-doc'; the index holds: default\n")
+    code, out, _ = run("search", "submarine", "--mode", "keyword")
+    assert (code, out) == (0, "No results. Try --mode fuzzy for names and typos, or the default mode for questions.\n")
+    code, out, _ = run("search", "token", "--tag", "finance")
+    assert (code, " ".join(out.split())) == (0, "No results: no indexed document matches these filters; "
+                                                "`docshelf documents` lists what is indexed.")
+    code, out, _ = run("search", "rotate token", "--mode", "keyword", "--min-score", "1")
+    assert (code, out) == (0, "No results scored 1.0 or more; a lower --min-score shows the weaker matches.\n")

@@ -172,7 +172,8 @@ def test_document_ranges_and_errors(client):
     whole = client.get("/documents/guides/configure.md").json()
     assert "Line one" in whole["text"] and "Line three" in whole["text"]
     part = client.get("/documents/guides/configure.md", params={"lines": "7-8"}).json()
-    assert part["start_line"] <= 7 and part["end_line"] >= 8 and "Line one" in part["text"]
+    assert (part["start_line"], part["end_line"], part["note"]) == (7, 8, "")  # exactly lines 7-8 of the file
+    assert part["text"] == "Line one of the settings.\nLine two: the port."
     r = client.get("/documents/guides/configure.md", params={"lines": "500-600"})
     assert (r.status_code, r.json()["error"]["type"]) == (404, "NotFound")
     section = client.get("/documents/guides/install.md", params={"section": "Upgrade"}).json()

@@ -80,14 +80,16 @@ def test_dates_line_ranges_and_paging_follow_the_request_rules(tmp_path: Path) -
             # One line-range syntax: "12" is the one-line range "12-12", as in the CLI.
             one_line = await ok(c, "get_document", path="notes/a.md", lines="10")
             assert one_line == await ok(c, "get_document", path="notes/a.md", lines="10-10")
-            assert one_line["text"] == "## Tokens and keys\n\nrotate"
+            assert (one_line["text"], one_line["start_line"], one_line["end_line"]) == ("rotate", 10, 10)  # exactly line 10
+            assert one_line["note"] == ""
+            assert (await ok(c, "get_document", path="notes/a.md", lines="8-10"))["text"] == "## `Tokens` and keys\n\nrotate"
             assert await error(c, "get_document", path="notes/a.md", lines="ten") == (
                 "lines: use START-END or one line number, e.g. '10-40' or '12', got 'ten'")
             assert await error(c, "get_document", lines="1-2") == "path: pass path or doc_id"
 
             # Sections match however the heading is written; an unknown one lists the sections.
             section = await ok(c, "get_document", path="notes/a.md", section="`tokens` AND keys")
-            assert section["text"] == one_line["text"]
+            assert section["text"] == "## Tokens and keys\n\nrotate"
             assert await error(c, "get_document", path="notes/a.md", section="Quotas") == (
                 "notes/a.md has no section 'Quotas'; its sections are: A; Tokens and keys")
 

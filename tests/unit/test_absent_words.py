@@ -50,6 +50,12 @@ def test_a_misspelling_is_corrected_not_absent(indexed):
     assert checked.fixes == {"sesion": "session", "cokie": "cookie"} and checked.absent == ()
 
 
+def test_two_swapped_letters_in_a_short_word_are_a_typo_not_an_absent_word(indexed):
+    # 'ptah' is two edits from 'path' to the engine (one to a typist): its swaps are probed too
+    checked = check_words("cookie ptah", indexed[0].store, [], TypoParams())
+    assert checked.fixes == {"ptah": "path"} and checked.absent == ()
+
+
 def test_names_are_probed_never_corrected(indexed):
     store = indexed[0].store
     # 'GraphQL' is typed as a name: probed, and absent; 'SQLModel' is indexed: neither

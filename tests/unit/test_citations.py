@@ -64,3 +64,32 @@ def test_every_hit_cites_lines_that_hold_its_text_within_one_section(shelf_on_se
             assert not inside, (query, hit.path, hit.start_line, hit.end_line, inside)
             checked += 1
     assert checked > 500
+
+
+def test_a_split_rst_list_with_blank_lines_between_items_cites_the_lines_holding_each_part(tmp_path):
+    """A reST change log: items two blank lines apart, some over several lines. The list is one
+    block whose text drops those blank lines; split into chunks, each part cited lines counted
+    from the block's first line, drifting further down the list (pytest's changelog: a part
+    holding lines 318-330 cited 304-309)."""
+    from docshelf.config import Settings
+    from docshelf.embedders.fake import FakeEmbedder
+    from docshelf.service import Docshelf
+
+    items = []
+    for n in range(60):
+        body = f"Fixed issue number {n} where the collector {'skipped' if n % 2 else 'repeated'} item {n}."
+        if n % 3 == 0:
+            body += f"\n  It also affected :confval:`option_{n}`\n  and the ``--flag-{n}`` flag."
+        items.append(f"- `#{1000 + n} <https://example.org/issues/{1000 + n}>`_: {body}")
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "changelog.rst").write_text("Changelog\n=========\n\nBug fixes\n---------\n\n" + "\n\n\n".join(items) + "\n")
+    shelf = Docshelf(Settings(index_dir=tmp_path / "index"), embedder=FakeEmbedder())
+    shelf.index([docs])
+    chunks = shelf.store.document_chunks(str(docs), "changelog.rst")
+    assert len(chunks) >= 3  # the list was split
+    lines = (docs / "changelog.rst").read_text().splitlines()
+    for c in chunks:
+        cited = "\n".join(lines[c.start_line - 1 : c.end_line])
+        words = _WORD.findall(c.text.lower())
+        assert _is_subsequence(words, _WORD.findall(cited.lower())), (c.start_line, c.end_line, c.text[:80])

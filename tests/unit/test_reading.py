@@ -105,6 +105,24 @@ def test_an_empty_search_in_an_unknown_collection_says_which_collections_exist(s
     assert found.hits and found.note == ""
     nothing = shelf.search(SearchRequest(query="submarine", mode="keyword", collections=("default",)))
     assert nothing.hits == () and nothing.note == ""
+    assert (missed.empty_reason, found.empty_reason, nothing.empty_reason) == ("unknown_collection", "", "no_match")
+
+
+def test_an_empty_result_says_why_it_is_empty(shelf, tmp_path, write):
+    """The interfaces' hints depend on it: a fuzzy-mode hint fits a query no word of which is
+    indexed, not filters that leave no document or a --min-score above every hit."""
+    write(tmp_path / "docs", "a.md", "---\ntags: [ops]\n---\n# A\n\nzeppelin hangar maintenance.")
+    shelf.index([tmp_path / "docs"])
+
+    def why(**kw):
+        result = shelf.search(SearchRequest(**kw))
+        return result.empty_reason if not result.hits else "hits"
+
+    assert why(query="zeppelin", mode="keyword") == "hits"
+    assert why(query="submarine", mode="keyword") == "no_match"
+    assert why(query="zeppelin", mode="keyword", tags_any=("finance",)) == "empty_scope"
+    assert why(query="zeppelin", path_prefix="guides/") == "empty_scope"
+    assert why(query="zeppelin", mode="keyword", min_score=1.0) == "below_min_score"
 
 
 def test_list_documents_pages_on_root_and_path(shelf, tmp_path, write):

@@ -80,3 +80,16 @@ def test_inside_a_snapshot_the_content_version_is_the_pinned_commit(indexed, wri
     assert after is not None and after != before
     with store.snapshot():
         assert store.content_version() == after
+
+
+def test_a_misspelling_inside_a_longer_candidate_word_is_still_corrected(write, tmp_path, shelf):
+    """``aprox`` occurs inside ``haproxy`` (a plugin name in the candidates), yet no indexed word
+    is ``aprox``: it is a typo of ``approx`` (pytest's docs, where it went uncorrected)."""
+    docs = tmp_path / "docs"
+    write(docs, "approx.md", "# Approximate equality\n\nCompare floats with pytest.approx in assertions.")
+    write(docs, "plugins.md", "# Plugins\n\npytest-docker-haproxy-fixtures: fixtures for haproxy in docker.")
+    shelf.index([docs])
+    candidates = shelf.store.text_search("plugins haproxy", 10, None)
+    assert any("haproxy" in c.embed_text for c, _ in candidates)
+    fixes = correct("pytest.aprox", shelf.store, [c for c, _ in candidates], TypoParams())
+    assert fixes == {"aprox": "approx"}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from docshelf.search.typos import corrected_query, edits, english_words, probe_text, typed_names
+from docshelf.search.typos import corrected_query, edits, english_words, holds_word, probe_text, typed_names
 
 
 @pytest.mark.parametrize(
@@ -39,10 +39,26 @@ def test_the_corrected_query_replaces_whole_words_in_any_case():
 
 def test_the_probe_also_tries_the_stem_and_a_shorter_prefix():
     assert probe_text("recieve") == "recieve reciev recie"
-    assert probe_text("alow") == "alow"
+    assert probe_text("alow") == "alow aolw alwo"  # a short word's swaps: one edit each to the reader
 
 
 def test_words_with_a_capital_inside_are_names_not_typos():
     assert typed_names("Is PDPN raised in ComYMV-infected cRCT cells? TatAd, ureH") == {
         "pdpn", "comymv", "crct", "tatad", "ureh"}
     assert typed_names("Cokie respnse in the Session middleware") == set()
+
+
+@pytest.mark.parametrize(
+    "texts, word, held",
+    [
+        ("pytest-docker-haproxy-fixtures\x00a plugin", "aprox", False),  # inside a longer token only
+        ("use pytest.approx here", "approx", True),
+        ("approx", "approx", True),  # at the very start and end
+        ("the fixtures of a test", "fixture", True),  # another form of the same stem
+        ("prefixtures", "fixture", False),
+        ("a snake_case_name", "case", True),  # '_' separates tokens, as the index reads it
+        ("haproxy approx", "aprox", False),
+    ],
+)
+def test_a_word_is_held_only_as_a_whole_token(texts, word, held):
+    assert holds_word(texts, word) is held

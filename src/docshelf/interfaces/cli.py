@@ -109,7 +109,7 @@ def search(
     if result.note:
         err.print(f"[yellow]{escape(result.note)}[/]")
     if not result.hits:
-        out.print("No results. Try --mode fuzzy for names and typos, or check `docshelf status`.")
+        out.print(_no_results(result, request))
         return
     from rich.text import Text
 
@@ -123,6 +123,19 @@ def search(
                 body.stylize("bold yellow", start, end)
         out.print(body)
         out.print()
+
+
+def _no_results(result, request: SearchRequest) -> str:
+    """"No results", with the hint that fits why (``SearchResult.empty_reason``)."""
+    if result.empty_reason == "empty_scope":
+        return "No results: no indexed document matches these filters; `docshelf documents` lists what is indexed."
+    if result.empty_reason == "below_min_score":
+        return f"No results scored {request.min_score} or more; a lower --min-score shows the weaker matches."
+    if result.empty_reason == "no_match" and result.mode == "keyword":
+        return "No results. Try --mode fuzzy for names and typos, or the default mode for questions."
+    if result.empty_reason == "no_match":
+        return "No results. Check the spelling, or `docshelf status` for what is indexed."
+    return "No results."  # unknown_collection: the note above names the collections there are
 
 
 def _ask_running_server(request: SearchRequest):
@@ -245,6 +258,8 @@ def get(
         _print_json(doc)
     else:
         sys.stdout.write(doc.text + "\n")
+        if doc.note:
+            err.print(f"[yellow]Note:[/] {escape(doc.note)}")
 
 
 @app.command()

@@ -309,7 +309,7 @@ def create_app(
             path=doc.path, root=doc.root, title=doc.title, collection=doc.collection, doc_type=doc.doc_type,
             doc_id=doc.doc_id, text=doc.text, start_line=doc.start_line, end_line=doc.end_line,
             pages=list(doc.pages), truncated=doc.truncated, total_chunks=doc.total_chunks,
-            chunks_returned=len(doc.chunk_ids),
+            chunks_returned=len(doc.chunk_ids), note=doc.note,
         )
 
     @app.get("/collections", response_model=CollectionsOut, dependencies=Read, tags=["documents"])

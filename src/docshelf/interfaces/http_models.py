@@ -66,6 +66,7 @@ class DocumentOut(BaseModel):
     truncated: bool
     total_chunks: int
     chunks_returned: int
+    note: str = ""  # set when a line range is the indexed chunks, not exactly the lines asked for
 
 
 class DocumentInfoOut(BaseModel):

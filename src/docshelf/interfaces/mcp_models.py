@@ -71,6 +71,9 @@ class DocumentOut(BaseModel):
     truncated: bool = Field(description="True when text was cut at max_chars; ask for a range to read further.")
     total_chunks: int
     chunks_returned: int
+    note: str = Field("", description=(
+        "Set when the requested lines could not be served exactly (the file changed since it was "
+        "indexed): says what the text is instead; cite start_line/end_line, not the lines you asked for."))
 
 
 class NeighborChunkOut(BaseModel):

@@ -184,7 +184,9 @@ def build_server(runtime: ServerRuntime, *, response_chars: int = DEFAULT_RESPON
         documents answer the query at all: on 'low', read the passages critically or rephrase;
         on 'none', tell the user the documentation does not seem to cover it instead of guessing.
         min_score drops weak hits (0.3 keeps only those that may answer). Misspelt words are
-        corrected against the documents' vocabulary (the note says which). Use read_neighbors with a
+        corrected against the documents' vocabulary (the note says which); a word no indexed document
+        mentions is named in the note too: the documentation likely does not cover that part of the
+        question, so say so rather than answering from a neighbouring topic. Use read_neighbors with a
         hit's chunk_id for surrounding text, or get_document with its path for the whole document.
         Texts are shortened when the response would exceed the server's size budget (the note
         says so). While the embedding model is still loading, semantic and hybrid searches return
@@ -218,7 +220,9 @@ def build_server(runtime: ServerRuntime, *, response_chars: int = DEFAULT_RESPON
     ) -> DocumentOut:
         """Read a whole indexed document, or one range of it (lines, page or section), as plain text.
 
-        The text is reassembled from the indexed chunks in reading order. Pass path or doc_id.
+        The text is reassembled from the indexed chunks in reading order; a lines range is
+        exactly those lines of the file (a note says when the file changed since indexing and
+        the text is the indexed chunks instead). Pass path or doc_id.
         When truncated is true, request a narrower range (lines/page/section) to read the rest.
         """
         doc = svc().get_document(DocumentRequest(
@@ -227,7 +231,7 @@ def build_server(runtime: ServerRuntime, *, response_chars: int = DEFAULT_RESPON
             path=doc.path, title=doc.title, collection=doc.collection, doc_type=doc.doc_type,
             doc_id=doc.doc_id, uri=doc_uri(doc.path), text=doc.text, start_line=doc.start_line,
             end_line=doc.end_line, pages=list(doc.pages), truncated=doc.truncated, total_chunks=doc.total_chunks,
-            chunks_returned=len(doc.chunk_ids),
+            chunks_returned=len(doc.chunk_ids), note=doc.note,
         )
 
     server.add_tool(get_document, description=inspect.cleandoc(get_document.__doc__ or ""), annotations=READ_ONLY, title="Read a document")

@@ -4,7 +4,9 @@ Every server process runs a ``WriterLoop`` thread. It tries the index's writer l
 (``Docshelf.try_become_writer``); the process that gets it starts the file watcher,
 reconciles the roots (a normal incremental ``index`` run) and applies the watcher's batches. The others
 serve reads (LanceDB readers see each commit) and retry the lock every ``retry``
-seconds, so when the writer exits another process takes over within a few seconds.
+seconds, so when the writer exits another process takes over within a few seconds. A
+server store's lock can also end under a live writer (a database session cut, a lease run
+out): the writer checks it while idle and then steps down to a reader and tries again.
 
 All writing happens on this one thread: the lock is held per thread (filelock), and one
 thread means batches are applied in order. Every ``reconcile_interval`` seconds (setting,
@@ -33,6 +35,7 @@ log = logging.getLogger(__name__)
 
 OPTIMIZE_EVERY = 25  # live batches between store compactions
 OPTIMIZE_AFTER_S = 300.0
+LOCK_CHECK_S = 5.0  # while idle, how often the writer asks whether its lock is still its own
 INGEST_SETTLE_S = 1.0  # after pushed writes, optimize once the queue has been quiet this long
 
 
@@ -112,6 +115,8 @@ class WriterLoop:
         self.reconciles = 0  # completed full re-checks (start-up included)
         self._jobs_since_optimize = 0
         self._last_job = 0.0
+        self._lost = False  # the writer lock ended under this process (see _check_lock)
+        self._lock_checked = 0.0
 
     # -- lifecycle ------------------------------------------------------------------------
     def start(self) -> None:
@@ -148,45 +153,15 @@ class WriterLoop:
                 self.role, self.phase = "reader", "reading"
                 self.settled.set()
                 return
-            while not self._stop.is_set():
-                if self.service.try_become_writer():
-                    break
-                self.settled.set()  # another process indexes; searches do not wait for it
-                if self.role != "reader":
-                    log.info("another process writes %s; serving reads, retrying every %.0fs",
-                             self.service.index_dir, self.retry)
+            while self._elect():
+                self._write()
+                if not self._lost:
+                    return
+                # The lock ended under us (a server store's session or lease): another process
+                # may write now. Serve reads and try again, as any reader does.
+                self._lost = False
+                self._fail_jobs()
                 self.role, self.phase = "reader", "reading"
-                self._stop.wait(self.retry)
-            else:
-                return
-            log.info("this process is now the writer of %s", self.service.index_dir)
-            from .spool import Spool
-
-            spool = Spool(self.service.index_dir)
-            served = spool.serve()  # readers sharing the folder hand their pushes over here
-            if not served.acquire(timeout=5):  # a reader's probe holds it for an instant only
-                log.warning("could not mark %s as served; readers sharing it may refuse pushes", spool.dir)
-            self.role = "writer"
-            try:
-                roots = self._existing_roots()
-                self._live_roots = roots
-                # Watch first, then reconcile: a change made while the reconcile walks the
-                # roots is queued by the watcher instead of slipping between the two.
-                if self.watch and not self._stop.is_set():
-                    self.watcher = RootWatcher(
-                        roots, self._enqueue, debounce=self.debounce, poll=self.poll,
-                        skip=self.service.settings.own_paths(),
-                    )
-                    self.watcher.start()
-                self._reconcile(roots)
-                self.phase = "watching" if self.watcher else "idle"
-                self.settled.set()
-                self._apply_batches()
-            finally:
-                if self.watcher is not None:
-                    self.watcher.stop()
-                served.release(force=True)
-                self.service.release_writer()
         except Exception as exc:  # noqa: BLE001 - the server keeps serving reads
             self.last_error = f"{type(exc).__name__}: {exc}"
             self.phase = "failed"
@@ -194,6 +169,64 @@ class WriterLoop:
         finally:
             self._fail_jobs()
             self.settled.set()
+
+    def _elect(self) -> bool:
+        """Wait until this process holds the writer lock (True) or the loop is stopped (False)."""
+        while not self._stop.is_set():
+            if self.service.try_become_writer():
+                return True
+            self.settled.set()  # another process indexes; searches do not wait for it
+            if self.role != "reader":
+                log.info("another process writes %s; serving reads, retrying every %.0fs",
+                         self.service.index_dir, self.retry)
+            self.role, self.phase = "reader", "reading"
+            self._stop.wait(self.retry)
+        return False
+
+    def _write(self) -> None:
+        """As the writer: watch the roots, reconcile them, apply the batches until stopped (or
+        until the lock turns out lost), then release everything."""
+        log.info("this process is now the writer of %s", self.service.index_dir)
+        from .spool import Spool
+
+        spool = Spool(self.service.index_dir)
+        served = spool.serve()  # readers sharing the folder hand their pushes over here
+        if not served.acquire(timeout=5):  # a reader's probe holds it for an instant only
+            log.warning("could not mark %s as served; readers sharing it may refuse pushes", spool.dir)
+        self.role = "writer"
+        self._lock_checked = time.monotonic()
+        try:
+            roots = self._existing_roots()
+            self._live_roots = roots
+            # Watch first, then reconcile: a change made while the reconcile walks the
+            # roots is queued by the watcher instead of slipping between the two.
+            if self.watch and not self._stop.is_set():
+                self.watcher = RootWatcher(
+                    roots, self._enqueue, debounce=self.debounce, poll=self.poll,
+                    skip=self.service.settings.own_paths(),
+                )
+                self.watcher.start()
+            self._reconcile(roots)
+            self.phase = "watching" if self.watcher else "idle"
+            self.settled.set()
+            self._apply_batches()
+        finally:
+            if self.watcher is not None:
+                self.watcher.stop()
+                self.watcher = None
+            served.release(force=True)
+            self.service.release_writer()
+
+    def _check_lock(self) -> None:
+        """Every ``LOCK_CHECK_S`` while idle: is the writer lock still ours where it lives?"""
+        if time.monotonic() - self._lock_checked < LOCK_CHECK_S:
+            return
+        self._lock_checked = time.monotonic()
+        if not self.service.writer_alive():
+            log.warning("this process lost the writer lock of %s (its database session or lease ended); "
+                        "another process may write now: serving reads and trying again", self.service.index_dir)
+            self._lost = True
+            self.role = "reader"  # at once: status must not call this process the writer any more
 
     def _existing_roots(self) -> list[Path]:
         roots, missing = [], []
@@ -260,13 +293,16 @@ class WriterLoop:
         from .spool import Spool
 
         spool = Spool(self.service.index_dir)  # writes handed over by reader processes
-        while not self._stop.is_set():
+        while not self._stop.is_set() and not self._lost:
             if spool.pending() and spool.process(self.service):
                 self._jobs_since_optimize += 1
                 self._last_job = time.monotonic()
             try:
                 first = self._queue.get(timeout=0.25)
             except queue.Empty:
+                self._check_lock()
+                if self._lost:
+                    break
                 self._maybe_reconcile()
                 self._maybe_optimize(idle=True)
                 continue

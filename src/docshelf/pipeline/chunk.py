@@ -236,7 +236,10 @@ class Chunker:
         newlines = [m.start() for m in re.finditer("\n", text)]
 
         def line_at(offset: int) -> int | None:  # bisect: linear overall, even for a huge block
-            return None if block.start_line is None else block.start_line + bisect.bisect_left(newlines, offset)
+            index = bisect.bisect_left(newlines, offset)
+            if block.line_map:  # the text's lines are not consecutive source lines
+                return block.line_map[min(index, len(block.line_map) - 1)]
+            return None if block.start_line is None else block.start_line + index
 
         units: list[tuple[int, int]] = []  # char spans in text
         pos = 0

@@ -26,7 +26,10 @@ hit shows is an estimate of "this passage answers the query", comparable across 
   ``score = sigmoid(6 · (coverage − 0.5) + 2 · (bm25unit − 0.5))``.
 
 ``coverage`` is the share of the query's content words (stop words dropped, identifiers split)
-found in the passage, so an exact identifier match lifts the estimate. Scores never increase
+found in the passage, so an exact identifier match lifts the estimate. A passage that reads as
+a list of short unrelated items (``items.py``: a plugin list, a changelog) is credited only
+with the words one run of its items holds together, and its BM25 in the same proportion
+(``item_coverage``): words scattered over items about other things answer nothing. Scores never increase
 down the list: a hit's score is its own estimate capped by the hit above it. ``confidence``
 reads the top hit's score: ``high`` ≥ 0.7, ``medium`` ≥ 0.5, ``low`` ≥ 0.3, else ``none``
 (also when nothing was found). Parameters were chosen on sets A and C (benchmarks/README.md).
@@ -45,6 +48,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Literal
 
 from .highlight import FIND_LIMIT, after_no, query_stems
+from .items import ListParams, list_windows
 
 if TYPE_CHECKING:
     from .calibration_memo import CalibrationMemo
@@ -87,6 +91,7 @@ class CalibrationParams:
     # estimate is at least the keyword estimate (``lexical``) of the same hit when this is on.
     code_lexical: bool = True
     default_background: float = 0.22  # until the null queries have run (e.g. model still loading)
+    lists: ListParams = ListParams()  # list-like passages: coverage item by item (``item_coverage``)
     refresh_seconds: float = 600.0
 
 
@@ -111,6 +116,32 @@ def coverage(query: str, text: str) -> float:
         return 0.0
     low = text.lower()
     return sum(1 for stem in stems if free_start(low, stem)) / len(stems)
+
+
+def held_terms(query: str, text: str) -> frozenset[int]:
+    """Which of the query's content terms (their positions in ``query_stems``) occur in ``text``."""
+    low = text.lower()
+    return frozenset(i for i, stem in enumerate(query_stems(query)) if free_start(low, stem))
+
+
+def credited_terms(query: str, head: str, text: str, params: ListParams) -> tuple[frozenset[int], frozenset[int] | None]:
+    """``(held, credited)`` query terms of a passage (``head``: its title and headings, which count
+    for every item): ``credited`` is None for prose and code (read whole); for a list
+    (``items.list_windows``), the most terms that one run of consecutive items holds together."""
+    whole = held_terms(query, f"{head} {text}")
+    windows = list_windows(text, params) if whole else None
+    if not windows:
+        return whole, None
+    return whole, max((held_terms(query, f"{head} {w}") for w in windows), key=len)
+
+
+def item_coverage(query: str, head: str, text: str, params: ListParams) -> tuple[float, float]:
+    """``(coverage, credited share)`` of a passage (see ``credited_terms``)."""
+    n = len(query_stems(query))
+    if not n:
+        return 0.0, 0.0
+    whole, credited = credited_terms(query, head, text, params)
+    return len(whole) / n, len(whole if credited is None else credited) / n
 
 
 _ASCII_WORD = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")

@@ -35,7 +35,9 @@ from ..errors import InvalidQuery
 from ..models import Chunk, Hit, SearchFilters, SearchMode, SearchResult
 from ..protocols import Embedder, Store
 from ..requests import MAX_K, MODES
-from .calibrate import CalibrationParams, Calibrator, QueryEvidence, capped, confidence, coverage
+from .calibrate import (
+    CalibrationParams, Calibrator, QueryEvidence, capped, confidence, coverage, credited_terms, item_coverage,
+)
 from .calibration_memo import CalibrationMemo
 from .diversity import Group, diversify, diversify_settled
 from .fuse import (FusionParams, bm25_to_unit, cosine_to_unit, exact_bonus, fuse_hybrid, heading_share, included_paths,
@@ -151,10 +153,11 @@ class Searcher:
             seen = self.query_evidence(meant, scored, evidence) if ran == "hybrid" and groups else None
             estimates = capped([self.estimate(meant, g, evidence.get(g.best.id, (None, None)), seen) for g in groups])
             hits = [replace(h, score=round(s, 6)) for h, s in zip(hits, estimates, strict=True)]
-        hits = [h for h in hits if h.score >= min_score]
+        kept = [h for h in hits if h.score >= min_score]
         return SearchResult(
-            query, ran, tuple(hits), note, (time.perf_counter() - started) * 1000,
-            confidence=confidence(hits[0].score if hits else None),
+            query, ran, tuple(kept), note, (time.perf_counter() - started) * 1000,
+            confidence=confidence(kept[0].score if kept else None),
+            empty_reason="" if kept else "below_min_score" if hits else "no_match",
         )
 
     # -- scores -------------------------------------------------------------------------
@@ -164,20 +167,33 @@ class Searcher:
         """The hit's absolute relevance estimate (see ``calibrate``)."""
         cosine, bm25 = evidence
         best = group.best
-        cover = coverage(query, " ".join((best.title, *best.heading_path, group.text())))
+        whole, cover = item_coverage(query, " ".join((best.title, *best.heading_path)), group.text(),
+                                     self.options.calibration.lists)
+        # A list's BM25 sums words of unrelated items: count the share one run of items holds.
+        unit = None if bm25 is None else bm25_to_unit(bm25) * (cover / whole if whole else 1.0)
         if cosine is None:
-            return self.calibrator.lexical(bm25_to_unit(bm25 or 0.0), cover)
-        estimate = self.calibrator.dense(cosine, cover, None if bm25 is None else bm25_to_unit(bm25), seen)
+            return self.calibrator.lexical(unit or 0.0, cover)
+        estimate = self.calibrator.dense(cosine, cover, unit, seen)
         if seen is not None and self.options.calibration.code_lexical and reads_as_code(query):
             # identifiers and pasted messages: the words themselves are the evidence (keyword's estimate)
-            estimate = max(estimate, self.calibrator.lexical(bm25_to_unit(bm25 or 0.0), cover))
+            estimate = max(estimate, self.calibrator.lexical(unit or 0.0, cover))
         return estimate
 
     def pool_coverage(self, query: str, scored: Sequence[tuple[Chunk, float]]) -> float:
         """Share of the query's terms found anywhere in the top candidates (ranked chunks, so
-        it does not depend on ``k`` or the per-document cap)."""
+        it does not depend on ``k`` or the per-document cap); a term that only lists hold (one
+        item each, ``items.py``) counts ``pool_share`` of one."""
         top = scored[: self.options.calibration.pool_depth]
-        return coverage(query, " ".join(" ".join((c.title, *c.heading_path, c.text)) for c, _ in top))
+        n = len(term_stems(query))
+        if not n:
+            return 0.0
+        lists = self.options.calibration.lists
+        prose: set[int] = set()  # terms held by a passage read whole (prose, code)
+        listed: set[int] = set()  # terms only one item of a list holds, with the words of that run of items
+        for c, _ in top:
+            whole, credited = credited_terms(query, " ".join((c.title, *c.heading_path)), c.text, lists)
+            prose.update(whole) if credited is None else listed.update(credited)
+        return (len(prose) + lists.pool_share * len(listed - prose)) / n
 
     def query_evidence(
         self, query: str, scored: Sequence[tuple[Chunk, float]], evidence: dict[str, tuple[float | None, float | None]]

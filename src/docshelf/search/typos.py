@@ -97,9 +97,9 @@ def check_words(
             break
         if len(word) < 4 or not word.isalpha() or (word not in names and is_english(word)):
             continue  # short, a number, or the reader's own (English) word: neither a slip nor a name
-        if texts is None:  # only once a word needs the check; one string, one substring search per word
+        if texts is None:  # only once a word needs the check; one string, searched per word (holds_word)
             texts = "\x00".join(lowered() if lowered is not None else [c.embed_text.lower() for c in candidates])
-        if word in texts or stem(word) in texts:
+        if holds_word(texts, word):
             continue  # known: a keyword candidate holds it
         checks.append(word)
     if not checks:
@@ -187,6 +187,24 @@ class _Answers:
 _RAW_WORD = re.compile(r"[^\W_]+")
 
 
+def holds_word(texts: str, word: str) -> bool:
+    """Whether lowered ``texts`` hold ``word`` as a whole token (or a token with its stem),
+    not merely inside a longer one: ``aprox`` is in ``haproxy`` but no word of it. Each
+    occurrence of the word or its stem is found by a plain substring search (C speed; most
+    texts hold a known word at its first occurrence) and only then read as a token."""
+    root = stem(word)
+    for needle in dict.fromkeys((word, root)):
+        at = texts.find(needle)
+        while at != -1:
+            if at == 0 or not texts[at - 1].isalnum():  # a token starts here (\w less "_", as _RAW_WORD)
+                tail = _RAW_WORD.match(texts, at + len(needle))
+                token = needle + tail.group() if tail else needle
+                if token == word or stem(token) == root:
+                    return True
+            at = texts.find(needle, at + 1)
+    return False
+
+
 def typed_names(query: str) -> set[str]:
     """The query's words (folded as ``words`` folds them) typed with a capital after the first
     letter: acronyms and identifiers (``PDPN``, ``ComYMV``, ``cRCT``), never typos."""
@@ -196,10 +214,14 @@ def typed_names(query: str) -> set[str]:
 def probe_text(word: str) -> str:
     """What the edit-distance search looks for: the index holds stems and measures plain edit
     distance to them, so ``recieve`` is only two edits from ``receiv`` as its own stem
-    ``reciev``, and ``exceptoin`` only near ``except`` without its last letters."""
+    ``reciev``, and ``exceptoin`` only near ``except`` without its last letters. A swap of two
+    letters is one edit here (``edits``) but two to the engine, beyond a short word's one
+    (``probe_fuzziness``): a short word's swapped forms are searched too (``xfial``: ``xfail``)."""
     variants = [word, stem(word)]
     if len(word) >= 7:
         variants.append(word[:-2])
+    if probe_fuzziness(word) == 1:  # never the first letter: ``_nearest`` keeps it
+        variants += [word[:i] + word[i + 1] + word[i] + word[i + 2 :] for i in range(1, len(word) - 1)]
     return " ".join(dict.fromkeys(variants))
 
 
@@ -284,5 +306,5 @@ def corrected_query(query: str, fixes: dict[str, str]) -> str:
 
 __all__ = [
     "ProbeMemo", "ProbeSearch", "TypoParams", "WordCheck", "check_words", "correct", "corrected_query", "edits",
-    "english_words", "is_english", "typed_names",
+    "english_words", "holds_word", "is_english", "typed_names",
 ]

@@ -45,9 +45,12 @@ class CountingLock:
 
     poll = 0.2
 
-    def __init__(self, try_take: Callable[[], bool], give_back: Callable[[], None]) -> None:
+    def __init__(
+        self, try_take: Callable[[], bool], give_back: Callable[[], None], still_held: Callable[[], bool] | None = None
+    ) -> None:
         self._try_take = try_take
         self._give_back = give_back
+        self._still_held = still_held
         self._thread = threading.RLock()
         self._count = 0
 
@@ -80,6 +83,11 @@ class CountingLock:
     @property
     def held(self) -> bool:
         return self._count > 0
+
+    def alive(self) -> bool:
+        """Held, and still held where the lock lives (a database session or a lease can end
+        without this process noticing; asks the server)."""
+        return self.held and (self._still_held is None or self._still_held())
 
 
 __all__ = ["CountingLock", "FileWriterLock"]

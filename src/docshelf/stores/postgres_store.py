@@ -144,7 +144,7 @@ class PostgresStore(KeywordSearch):
             if session is not None and (session.closed or session.broken):
                 raise IndexLocked(
                     "this process lost the writer lock (its PostgreSQL session ended); another docshelf server "
-                    "may be writing now, so nothing more is written here: restart this one to rejoin as a reader"
+                    "may be writing now, so nothing more is written here (this server rejoins as a reader)"
                 ) from exc
             raise StoreError(f"PostgreSQL write failed: {exc}") from exc
 
@@ -409,7 +409,17 @@ class PostgresStore(KeywordSearch):
             finally:
                 conn.close()
 
-        self._writer = CountingLock(take, give_back)
+        def still_held() -> bool:  # the lock lives as long as its session does
+            conn = state.get("conn")
+            if conn is None or conn.closed:
+                return False
+            try:
+                conn.execute("SELECT 1")
+                return True
+            except psycopg.Error:
+                return False
+
+        self._writer = CountingLock(take, give_back, still_held)
         return self._writer
 
     def refresh(self) -> None:

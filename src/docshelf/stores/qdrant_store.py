@@ -516,7 +516,13 @@ class QdrantStore:
             stop.set()
             update({"owner": "", "expires": 0.0}, mine())
 
-        return CountingLock(take, give_back)
+        def still_held() -> bool:  # a lease that ran out (renewals failed) may have a new owner
+            try:
+                return (self._meta_get("writer") or {}).get("owner") == me
+            except StoreError:
+                return False
+
+        return CountingLock(take, give_back, still_held)
 
     def refresh(self) -> None:
         """Reads always see acknowledged writes; drop the caches of paths and vocabulary."""

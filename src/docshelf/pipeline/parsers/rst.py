@@ -309,7 +309,7 @@ class _Reader:
             marker = "-" if _BULLET.match(text) else match.group("marker")
             if len(inner) == 1 and inner[0].kind in ("paragraph", "list"):
                 simple.append((f"{marker} {inner[0].text}", lines[i][1]))
-                simple.append(("", inner[0].end_line or lines[i][1]))
+                simple.append(("", inner[0].end_line or lines[i][1]))  # the item's last line
             else:
                 self._flush_list(simple, out)
                 simple = []
@@ -321,10 +321,14 @@ class _Reader:
         return i
 
     def _flush_list(self, simple: Numbered, out: list[Block]) -> None:
-        items = [(t, n) for t, n in simple if t]
+        """One ``list`` block of the simple items (each an item's text and first line, then its last
+        line), with the source line of each text line: the blank lines between items are dropped."""
+        items = [(t, n, simple[k + 1][1]) for k, (t, n) in enumerate(simple) if t]
         if items:
-            text = "\n".join(t for t, _ in items)
-            out.append(Block("list", text, self.headings.path, None, items[0][1], max(n for _, n in simple)))
+            text = "\n".join(t for t, _, _ in items)
+            line_map = tuple(min(first + j, last) for t, first, last in items for j in range(t.count("\n") + 1))
+            out.append(Block("list", text, self.headings.path, None, items[0][1], max(n for _, n in simple),
+                             line_map=line_map))
 
     def _field(self, lines: Numbered, i: int, out: list[Block]) -> int:
         """A field list (``:param x: …``); document-wide fields such as ``:orphan:`` are dropped."""
