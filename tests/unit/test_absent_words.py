@@ -10,6 +10,7 @@ from dataclasses import replace
 import pytest
 
 from docshelf.search.typos import ProbeMemo, TypoParams, check_words
+from test_typo_probes import Counting  # the real store, counting the probes that reach it
 
 PAGES = {
     "cookies.md": "# Cookies\n\nSet a cookie on the response with its max age and path.",
@@ -25,18 +26,6 @@ def indexed(write, tmp_path, shelf):
         write(docs, name, text)
     shelf.index([docs])
     return shelf, docs
-
-
-class Counting:
-    def __init__(self, store) -> None:
-        self.store, self.probes = store, 0
-
-    def text_search(self, *args, **kwargs):
-        self.probes += 1
-        return self.store.text_search(*args, **kwargs)
-
-    def content_version(self):
-        return self.store.content_version()
 
 
 def test_a_term_no_chunk_holds_and_no_indexed_word_is_near_is_absent(indexed):
