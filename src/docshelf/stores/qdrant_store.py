@@ -7,7 +7,9 @@ Point ids are ``uuid5`` of the chunk id (or document key), so a retried upsert o
 
 Keyword side: docshelf tokenises (``lexical.py``, the same analyser at index and query
 time) and stores each chunk's BM25 term-frequency part as a sparse vector (term id = CRC32 of
-the term; ``avgdl`` fixed when the index is created, re-fitted by ``optimize``); Qdrant's IDF
+the term; ``avgdl`` fixed when the index is created, re-fitted by ``optimize``, which knows the
+true average from the chunk count and total length that every write keeps in the meta
+collection, each chunk's length being in its payload); Qdrant's IDF
 modifier multiplies in ``ln(1 + (N − df + 0.5)/(df + 0.5))`` at query time, so a sparse query
 weighting each term by its count in the query returns BM25. Fuzzy mode expands query words
 against the index's vocabulary (kept in the meta collection) with the same edit-distance rule
@@ -45,14 +47,13 @@ from ..models import Chunk, DocumentRecord, SearchFilters
 from . import lexical
 from .filters import _FIELD_KEY, field_token, glob_to_regex
 from .locks import CountingLock
+from .qdrant_bm25 import BATCH, Bm25Totals
 from .records import INCLUDE_FIELDS, doc_key, field_tokens, from_dict, include_lists, to_dict
 from .ties import TIE_SLACK, best_k, tie_key
 
 log = logging.getLogger(__name__)
 
 NAMESPACE = uuid.UUID("6f1c1d2e-8a51-4c1e-9c55-2f6f1b7f9d10")
-BATCH = 256
-AVGDL_DRIFT = 0.005  # optimize() rewrites the sparse vectors when the average length moved more
 RETRIES = 4
 LEASE_SECONDS = 30.0
 RECORDS_SCHEMA = 1  # the document records' own version (meta point ``records``); 1: includes listed
@@ -117,7 +118,7 @@ def parse_url(url: str, api_key: str | None) -> tuple[dict[str, Any], str, dict[
     return args, name, cluster
 
 
-class QdrantStore:
+class QdrantStore(Bm25Totals):
     name = "qdrant"
 
     def __init__(self, url: str, dimensions: int, *, api_key: str | None = None) -> None:
@@ -144,7 +145,6 @@ class QdrantStore:
         self.chunks, self.docs, self.meta = f"{self.base}_chunks", f"{self.base}_documents", f"{self.base}_meta"
         self._vocab: tuple[float, set[str]] | None = None
         self._paths: tuple[float, list[str]] | None = None
-        self._avgdl: float | None = None
         self._records_checked = False
         self._create()
 
@@ -198,6 +198,7 @@ class QdrantStore:
                     self._upsert(self.meta, [
                         m.PointStruct(id=point_id("writer"), vector={}, payload={"owner": "", "expires": 0.0}),
                         m.PointStruct(id=point_id("records"), vector={}, payload={"schema": RECORDS_SCHEMA}),
+                        m.PointStruct(id=point_id("bm25"), vector={}, payload={"chunks": 0, "length": 0}),
                     ])
 
     def _upsert(self, collection: str, points: list[Any]) -> None:
@@ -223,16 +224,6 @@ class QdrantStore:
         self._meta_put("manifest", {"json": json.dumps({k: v for k, v in manifest.items() if k != "store"})})
 
     # -- writes -----------------------------------------------------------------------------
-    def _avgdl_for(self, lengths: list[int]) -> float:
-        """The average chunk length BM25 normalises by: fixed when the first chunks are written."""
-        if self._avgdl is None:
-            found = self._meta_get("bm25")
-            if found is None and lengths:
-                found = {"avgdl": max(1.0, sum(lengths) / len(lengths))}
-                self._meta_put("bm25", found)
-            self._avgdl = float(found["avgdl"]) if found else None
-        return self._avgdl or 1.0
-
     def replace_documents(self, items: Sequence[tuple[DocumentRecord, Sequence[Chunk], np.ndarray]]) -> None:
         if not items:
             return
@@ -244,12 +235,19 @@ class QdrantStore:
             if len(vectors) and np.asarray(vectors).shape[1] != self.dimensions:
                 raise StoreError(f"vectors have {np.asarray(vectors).shape[1]} dimensions, the index has {self.dimensions}")
             counted.extend((c, v, *lexical.term_counts(searchable_text(c.embed_text))) for c, v in zip(chunks, vectors, strict=True))
-        avgdl = self._avgdl_for([n for *_, n in counted])
+        lengths = [n for *_, n in counted]
+        state = self._begin_counted_write()
+        first = max(1.0, sum(lengths) / len(lengths)) if lengths and "avgdl" not in state else None
+        avgdl = float(state.get("avgdl") or first or 1.0)
+        keys = [doc_key(r.root, r.path) for r, _, _ in items]
+        key_filter = m.Filter(must=[m.FieldCondition(key="doc_key", match=m.MatchAny(any=keys))])
+        counting = "chunks" in state and not state.get("pending")
+        gone = self._lengths_of(key_filter, [point_id(c.id) for c, *_ in counted]) if counting else {}
         points, vocab = [], set()
         for c, v, tf, length in counted:
             vocab.update(tf)
             payload = to_dict(c) | {
-                "doc_key": doc_key(c.root, c.path), "tags": [t.lower() for t in c.tags],
+                "doc_key": doc_key(c.root, c.path), "tags": [t.lower() for t in c.tags], "tlen": length,
                 "fields": field_tokens(c.metadata_json), "date_num": _date_num(c.date), "path_dirs": _dirs(c.path),
             }
             points.append(m.PointStruct(id=point_id(c.id), payload=payload, vector={
@@ -257,12 +255,12 @@ class QdrantStore:
                 "bm25": self._doc_sparse(tf, length, avgdl),
             }))
         self._upsert(self.chunks, points)
-        keys = [doc_key(r.root, r.path) for r, _, _ in items]
         stale = m.Filter(
             must=[m.FieldCondition(key="doc_key", match=m.MatchAny(any=keys))],
             must_not=[m.HasIdCondition(has_id=[p.id for p in points])] if points else [],
         )
         self._call("delete", lambda: self.client.delete(self.chunks, m.FilterSelector(filter=stale), wait=True))
+        self._end_counted_write(state, gone, lengths, first)
         self._add_vocabulary(vocab)
         self.put_records([r for r, _, _ in items])
 
@@ -321,7 +319,10 @@ class QdrantStore:
         m = self.m
         wanted = [doc_key(root, path) for root, path in keys]
         chunk_filter = m.Filter(must=[m.FieldCondition(key="doc_key", match=m.MatchAny(any=wanted))])
+        state = self._begin_counted_write()
+        gone = self._lengths_of(chunk_filter) if "chunks" in state and not state.get("pending") else {}
         self._call("delete", lambda: self.client.delete(self.chunks, m.FilterSelector(filter=chunk_filter), wait=True))
+        self._end_counted_write(state, gone, [], None)
         ids = [point_id(k) for k in wanted]
         self._call("delete", lambda: self.client.delete(self.docs, m.PointIdsList(points=ids), wait=True))
         self._paths = None
@@ -334,11 +335,11 @@ class QdrantStore:
         return sorted(have - known)
 
     # -- reads ------------------------------------------------------------------------------
-    def _scroll(self, collection: str, flt: Any = None, vectors: Any = False) -> list[Any]:
+    def _scroll(self, collection: str, flt: Any = None, vectors: Any = False, payload: Any = True) -> list[Any]:
         out, offset = [], None
         while True:
             page, offset = self._call("scroll", lambda o=offset: self.client.scroll(
-                collection, scroll_filter=flt, limit=1024, offset=o, with_payload=True, with_vectors=vectors,
+                collection, scroll_filter=flt, limit=1024, offset=o, with_payload=payload, with_vectors=vectors,
             ))
             out.extend(page)
             if offset is None:
@@ -529,36 +530,10 @@ class QdrantStore:
         self._paths = None
         self._vocab = None
 
-    def optimize(self) -> None:
-        """Qdrant's optimizer merges segments and builds HNSW in the background. Here: BM25's
-        length normalisation. The sparse vectors hold ``tf_weight`` for the average chunk length
-        of the first write (a migration's first batch, say); when the index's true average has
-        moved more than ``AVGDL_DRIFT`` from it, every chunk's sparse vector is rewritten for the
-        true one, so scores equal the embedded store's (LanceDB uses the current average)."""
-        points = self._scroll(self.chunks)
-        counted = [(p.id, *lexical.term_counts(searchable_text(p.payload.get("embed_text", "")))) for p in points]
-        if not counted:
-            return
-        true = max(1.0, sum(n for *_, n in counted) / len(counted))
-        stored = self._avgdl_for([])
-        if abs(true - stored) <= AVGDL_DRIFT * true:
-            return
-        m = self.m
-        updates = [
-            m.PointVectors(id=pid, vector={"bm25": self._doc_sparse(tf, length, true)}) for pid, tf, length in counted
-        ]
-        for i in range(0, len(updates), BATCH):
-            batch = updates[i : i + BATCH]
-            self._call("update vectors", lambda b=batch: self.client.update_vectors(self.chunks, b, wait=True))
-        self._meta_put("bm25", {"avgdl": true})
-        self._avgdl = true
-        log.info("BM25 re-normalised for an average chunk length of %.1f terms (was %.1f)", true, stored)
-
     def reset(self) -> None:
         for name in (self.chunks, self.docs, self.meta):
             self._call("delete collection", lambda n=name: self.client.delete_collection(n))
         self._vocab = self._paths = None
-        self._avgdl = None
         self._create()
 
 
