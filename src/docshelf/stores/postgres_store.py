@@ -278,11 +278,12 @@ class PostgresStore(KeywordSearch):
                 rows.append(self._chunk_row(c, v, tf, length))
         keys = [doc_key(r.root, r.path) for r, _, _ in items]
         chunks_table = self._t("chunks")
-        with self._write() as cur:
-            if rows:  # before any write: Citus runs DDL in a transaction only ahead of multi-shard writes
+        if rows:  # DDL in a transaction of its own: Citus restricts DDL beside multi-shard writes
+            with self._write() as cur:
                 cur.execute(f"SELECT EXISTS (SELECT 1 FROM {chunks_table})")
                 if not cur.fetchone()[0]:
                     cur.execute(f"DROP INDEX IF EXISTS {self._t('chunks_embedding')}")
+        with self._write() as cur:
             change = pg_stats.delete_chunks(cur, self._t, keys)
             if rows:
                 with cur.copy(f"COPY {chunks_table} ({_CHUNK_COLUMNS}) FROM STDIN (FORMAT binary)") as copy:
