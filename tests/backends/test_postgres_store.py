@@ -230,6 +230,33 @@ def test_the_writer_keeps_postings_and_statistics_without_triggers(store, monkey
     assert kept == counted and kept[0][0] == 6 and kept[1]["quokka"] == 1
 
 
+def test_deleting_chunks_probes_their_postings_instead_of_scanning_every_posting(store, monkeypatch):
+    """The postings of deleted chunks are found through the ``(term, n)`` index, one probe a
+    pair: knowing how many pairs there are, the planner would rather hash them and read every
+    posting of the index (a replacement's cost would grow with the whole corpus)."""
+    import psycopg
+
+    rng = np.random.default_rng(14)
+    vocab = [f"v{i}" for i in range(400)]
+    docs = [doc(f"b{i}.md", [" ".join(rng.choice(vocab, 40)) for _ in range(8)], rng) for i in range(300)]
+    store.replace_documents(docs)
+    store.optimize()  # the planner's statistics: a table of ~90k postings
+    plans: list[str] = []
+    execute = psycopg.Cursor.execute
+
+    def explain(cur, query, params=None, **kwargs):
+        if str(query).startswith("WITH gone"):
+            execute(cur, "EXPLAIN (FORMAT JSON) " + str(query), params)
+            plans.append(json.dumps(cur.fetchone()[0]))
+            raise RuntimeError("explained")
+        return execute(cur, query, params, **kwargs)
+
+    monkeypatch.setattr(psycopg.Cursor, "execute", explain)
+    with pytest.raises(RuntimeError, match="explained"):
+        store.delete_documents([("/r", f"b{i}.md") for i in range(0, 300, 2)])
+    assert '"Index Scan"' in plans[0] and '"Seq Scan"' not in plans[0]
+
+
 def test_a_search_reads_statistics_and_chunks_of_one_moment(store, monkeypatch, request, tmp_path):
     """A write committed while a keyword search runs (after it read the statistics, before it
     read the chunks) is invisible to that search: it scores as before the write, not the new

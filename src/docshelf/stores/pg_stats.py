@@ -16,6 +16,8 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from .pg_sql import set_local
+
 
 @dataclass
 class Change:
@@ -44,6 +46,10 @@ def delete_chunks(cur, t: Callable[[str], str], keys: Sequence[str]) -> Change:
         terms += tf
         ns += [n] * len(tf)
     if terms:
+        # One index probe a (term, chunk) pair: the planner, knowing the pairs' count, may
+        # otherwise hash them and scan every posting of the index (measured: all 1.9M rows to
+        # delete 118k at 8k chunks).
+        set_local(cur, {"enable_hashjoin": "off", "enable_mergejoin": "off"})
         cur.execute(
             f"WITH gone AS MATERIALIZED (SELECT * FROM unnest(%s::text[], %s::bigint[]) g(term, n)) "
             f"DELETE FROM {t('postings')} p USING gone WHERE p.term = gone.term AND p.n = gone.n",
