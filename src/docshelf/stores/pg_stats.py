@@ -34,6 +34,12 @@ class Change:
         for term in tf:
             self.df[term] += sign
 
+    def __iadd__(self, other: Change) -> Change:
+        self.chunks += other.chunks
+        self.length += other.length
+        self.df.update(other.df)  # adds (negative counts too)
+        return self
+
 
 def delete_chunks(cur, t: Callable[[str], str], keys: Sequence[str]) -> Change:
     """Delete the chunks of the documents ``keys`` and their postings; what they counted."""

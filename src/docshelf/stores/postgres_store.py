@@ -292,9 +292,7 @@ class PostgresStore(KeywordSearch):
                         copy.write(b"".join(rows[start : start + 256]))
                     copy.write(pg_copy.TRAILER)
                 pg_stats.add_postings(cur, self._t, keys)
-            change.chunks += added.chunks
-            change.length += added.length
-            change.df.update(added.df)
+            change += added
             pg_stats.apply(cur, self._t, change)
             self._put_records(cur, [r for r, _, _ in items])
 
