@@ -39,6 +39,7 @@ from .calibrate import (
     CalibrationParams, Calibrator, QueryEvidence, capped, confidence, coverage, credited_terms, item_coverage,
 )
 from .calibration_memo import CalibrationMemo
+from .citing import cite_what_the_query_names
 from .diversity import Group, diversify, diversify_settled
 from .fuse import (FusionParams, bm25_to_unit, cosine_to_unit, exact_bonus, fuse_hybrid, heading_share, included_paths,
                    is_changelog, is_summary_heading, named_sections_first, opens_subsection, short_prior,
@@ -389,6 +390,8 @@ class Searcher:
             )
         if params.subsection_band > 0:  # a lead-in's first subsection, when it answers nearly as well
             ranked = subsection_after_lead_in(ranked, pages, _follower(chunks), params.subsection_band)
+        ranked = cite_what_the_query_names(query, term_stems(corrected_query(query, fixes) if fixes else query),
+                                           ranked, chunks, lowered.__getitem__, params)
         return [(chunks[cid], score) for cid, score in ranked]
 
 
