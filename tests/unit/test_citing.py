@@ -6,6 +6,7 @@ from docshelf.models import Chunk
 from docshelf.search.citing import cite_what_the_query_names, names_title, only_names, promote_within_page, prose
 from docshelf.search.fuse import FusionParams
 from docshelf.search.highlight import term_stems
+from docshelf.search.phrase import phrase_share
 
 PAGE = {"a1": "a", "a2": "a", "a3": "a", "b1": "b", "b2": "b"}
 
@@ -54,8 +55,9 @@ def test_cite_what_the_query_names_on_hand_made_chunks():
     params = FusionParams()
 
     def cite(query: str, ranked: list[tuple[str, float]]) -> list[tuple[str, float]]:
-        return cite_what_the_query_names(query, term_stems(query), ranked, chunks, lambda i: chunks[i].embed_text.lower(),
-                                         params)
+        return cite_what_the_query_names(
+            query, term_stems(query), ranked, chunks,
+            lambda words, run, i: phrase_share(words, chunks[i].embed_text.lower(), run), params)
 
     # a name lookup: the prose mention before the code that uses it
     assert cite("SchemaOpts", [("code", 0.9), ("intro", 0.8)])[0] == ("intro", 0.9)

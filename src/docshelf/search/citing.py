@@ -21,11 +21,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Hashable, Mapping, Sequence
+from functools import lru_cache
 
 from ..analysis import code_tokens, contains_token
 from ..models import Chunk
 from .fuse import FusionParams, _heading_words, _stem
-from .phrase import content_count, looks_pasted, phrase_share, query_words
+from .phrase import content_count, looks_pasted, query_words
 
 _FENCE = re.compile(r"^(`{3,}|~{3,})[^\n]*\n.*?(?:^\1[^\n]*$|\Z)", re.S | re.M)
 
@@ -63,10 +64,15 @@ def promote_within_page(
     return sorted(scores.items(), key=lambda kv: -kv[1])
 
 
+@lru_cache(maxsize=8192)  # once per page title
+def _title_words(title: str) -> tuple[str, ...]:
+    return tuple(_heading_words(title))
+
+
 def names_title(stems: Sequence[str], title: str) -> bool:
     """Whether every query term (``highlight.term_stems``) is a word of the page title (a stem
     and a word match when one starts the other, as in ``fuse.heading_share``)."""
-    words = _heading_words(title)
+    words = _title_words(title)
     return bool(stems) and bool(words) and all(
         any(w.startswith(s) or s.startswith(_stem(w)) for w in words) for s in stems)
 
@@ -84,10 +90,11 @@ def prose(text: str) -> str:
 
 def cite_what_the_query_names(
     query: str, stems: Sequence[str], ranked: Sequence[tuple[str, float]], chunks: Mapping[str, Chunk],
-    lowered: Callable[[str], str], params: FusionParams,
+    phrase: Callable[[tuple[str, ...], int, str], float], params: FusionParams,
 ) -> list[tuple[str, float]]:
     """The three rules of this module, each within ``params.cite_band`` of a page's best chunk
-    (``stems``: the typo-corrected query's; ``lowered``: a chunk's lowered ``embed_text``)."""
+    (``stems``: the typo-corrected query's; ``phrase(words, min_run, chunk id)``: ``phrase.phrase_share``
+    of the chunk's lowered ``embed_text``, as the engine keeps it for ``phrase_bonus``)."""
     band = params.cite_band
     if band <= 0:
         return list(ranked)
@@ -95,7 +102,7 @@ def cite_what_the_query_names(
     out = list(ranked)
     words = query_words(query)
     if looks_pasted(query) and content_count(words) >= params.phrase_min_run:
-        out = promote_within_page(out, pages, lambda i: phrase_share(words, lowered(i), params.phrase_min_run), band)
+        out = promote_within_page(out, pages, lambda i: phrase(words, params.phrase_min_run, i), band)
     if stems:
         def intro(i: str) -> float:
             c = chunks[i]
