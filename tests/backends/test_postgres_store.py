@@ -15,6 +15,7 @@ import pytest
 from backend_urls import fresh_url
 from docshelf.models import Chunk, DocumentRecord, SearchFilters
 from docshelf.stores import open_store, pg_index
+from docshelf.stores.postgres_store import _CHUNK_COLUMNS
 
 DIM = 8
 
@@ -165,18 +166,129 @@ def postings_of(store) -> list[tuple]:
         return [have, cur.fetchall()]
 
 
-def test_postings_follow_every_write(store):
-    """Inserts, replacements, deletes and updates of chunks keep ``postings`` equal to the
-    chunks' own term frequencies (statement triggers, so every writer does)."""
+RECOUNT = """
+SELECT (SELECT count(*) FROM {chunks}), (SELECT coalesce(sum(tlen), 0) FROM {chunks}),
+       (SELECT chunks FROM {stats}), (SELECT terms FROM {stats}),
+       (SELECT array_agg(ROW(k, n) ORDER BY k) FROM (SELECT k, count(*) n FROM {chunks} c, jsonb_object_keys(c.tf) k GROUP BY k) a),
+       (SELECT array_agg(ROW(term, df) ORDER BY term) FROM {terms})
+"""
+
+
+def statistics_of(store) -> tuple:
+    """The keyword statistics kept (stats row, terms, postings) and the same recounted from
+    the chunks themselves; equal pairs when the writer kept them exactly."""
+    t = store._t
+    with store._read() as cur:
+        cur.execute(RECOUNT.format(chunks=t("chunks"), stats=t("stats"), terms=t("terms")))
+        n, length, kept_n, kept_length, counted_df, kept_df = cur.fetchone()
+    have, want = postings_of(store)
+
+    def df(rows) -> dict[str, int]:
+        return {term: int(count) for term, count in rows or ()}
+
+    return ((kept_n, kept_length), df(kept_df), have), ((n, length), df(counted_df), want)
+
+
+def triggers_on_chunks(store) -> list[str]:
+    with store._read() as cur:
+        cur.execute("SELECT tgname FROM pg_trigger WHERE tgrelid = %s::regclass AND NOT tgisinternal ORDER BY 1",
+                    (store._t("chunks"),))
+        return [r[0] for r in cur.fetchall()]
+
+
+def test_the_writer_keeps_postings_and_statistics_without_triggers(store, monkeypatch):
+    """No triggers on the chunks (Citus runs none on a distributed table): the writer keeps
+    ``postings``, ``terms`` and ``stats`` itself, equal to a recount from the chunks after
+    inserts, replacements (more, fewer, no chunks), deletes and a replacement that fails half
+    way (rolled back with its chunks)."""
+    from docshelf.stores import pg_stats
+
+    assert triggers_on_chunks(store) == []
     rng = np.random.default_rng(5)
     store.replace_documents([doc(f"p{i}.md", [f"alpha beta {i}", f"beta gamma gamma {i}"], rng) for i in range(4)])
-    store.replace_documents([doc("p1.md", ["delta alpha alpha alpha"], rng)])
-    store.delete_documents([("/r", "p2.md")])
-    with store._write() as cur:
-        cur.execute(f"UPDATE {store._t('chunks')} SET tf = '{{\"omega\": 2}}', tlen = 2 WHERE path = 'p3.md'")
-    have, want = postings_of(store)
-    assert have == want
-    assert {(t, tf) for t, _, tf, _ in have} >= {("alpha", 3), ("omega", 2), ("gamma", 2)}
+    store.replace_documents([doc("p1.md", ["delta alpha alpha alpha"], rng), doc("p9.md", ["omega"] * 3, rng)])
+    store.replace_documents([doc("p0.md", [], rng)])
+    store.delete_documents([("/r", "p2.md"), ("/r", "absent.md")])
+    kept, counted = statistics_of(store)
+    assert kept == counted
+    assert kept[0][0] == 6 and kept[1]["beta"] == 2 and kept[1]["omega"] == 3
+    assert {(t, tf) for t, _, tf, _ in kept[2]} >= {("alpha", 3), ("omega", 1), ("gamma", 2)}
+    assert "2" not in kept[1] and "0" not in kept[1]  # the deleted documents' own terms went with them
+    before = [(c.id, s) for c, s in store.text_search("alpha gamma", 5)]
+
+    def crash(*_):
+        raise RuntimeError("killed half way")
+
+    monkeypatch.setattr(pg_stats, "apply", crash)  # after the chunks and postings were written
+    with pytest.raises(RuntimeError, match="half way"):
+        store.replace_documents([doc("p3.md", ["alpha " * 9], rng), doc("p5.md", ["quokka zebra"], rng)])
+    monkeypatch.undo()
+    assert statistics_of(store) == (kept, counted)
+    assert [(c.id, s) for c, s in store.text_search("alpha gamma", 5)] == before
+    store.replace_documents([doc("p3.md", ["alpha " * 9], rng), doc("p5.md", ["quokka zebra"], rng)])
+    kept, counted = statistics_of(store)
+    assert kept == counted and kept[0][0] == 6 and kept[1]["quokka"] == 1
+
+
+def test_a_search_reads_statistics_and_chunks_of_one_moment(store, monkeypatch, request, tmp_path):
+    """A write committed while a keyword search runs (after it read the statistics, before it
+    read the chunks) is invisible to that search: it scores as before the write, not the new
+    chunks by the old statistics (each search is one REPEATABLE READ snapshot)."""
+    rng = np.random.default_rng(8)
+    store.replace_documents([doc(f"k{i}.md", [f"kestrel hovers {i}", f"heron waits {i}"], rng) for i in range(3)])
+    reader = open_store(tmp_path / "unused", DIM, f"{store.url}{'&' if '?' in store.url else '?'}prefix={store.prefix}")
+    try:
+        before = [(c.id, s) for c, s in reader.text_search("kestrel", 5)]
+        weights = reader._weights
+
+        def write_in_between(cur, weighted):
+            found = weights(cur, weighted)
+            store.replace_documents([doc("k9.md", ["kestrel kestrel kestrel"], rng)])
+            return found
+
+        monkeypatch.setattr(reader, "_weights", write_in_between)
+        assert [(c.id, s) for c, s in reader.text_search("kestrel", 5)] == before
+        monkeypatch.undo()
+        after = [(c.id, s) for c, s in reader.text_search("kestrel", 5)]
+        assert after[0][0] == "k9.md#0" and len(after) == 4
+    finally:
+        reader.close()
+
+
+def test_per_query_settings_are_set_local_and_passed_to_citus_workers(store, monkeypatch):
+    """Every search mode sets its planner and index settings with ``SET LOCAL``, after
+    ``citus.propagate_set_commands = 'local'`` (Citus passes such settings on to the workers;
+    a ``set_config()`` changes the coordinator only), and they end with the transaction."""
+    import psycopg
+
+    rng = np.random.default_rng(12)
+    docs = [doc(f"s{i}.md", [f"kestrel hovers {i}", f"heron waits {i}"], rng, collection=f"c{i % 2}") for i in range(6)]
+    store.replace_documents(docs)
+    sent: list[str] = []
+    execute = psycopg.Cursor.execute
+
+    def spy(cur, query, *args, **kwargs):
+        sent.append(str(query))
+        return execute(cur, query, *args, **kwargs)
+
+    monkeypatch.setattr(psycopg.Cursor, "execute", spy)
+    store.vector_search(docs[0][2][0], 3)
+    store.vector_search(docs[0][2][0], 3, SearchFilters(paths=("s1.md",)))  # too few: the exact fallback
+    store.text_search("kestrel heron", 3)
+    store.prune_above_matches = 0
+    store.text_search("kestrel heron", 3)  # the postings path
+    store.text_search("kestrl", 3, fuzziness=None)
+    setting = [q for q in sent if q.lstrip().upper().startswith("SET") or "set_config" in q]
+    assert setting and not any("set_config" in q for q in setting)
+    assert all(q.startswith("SET LOCAL citus.propagate_set_commands = 'local'; SET LOCAL ") for q in setting)
+    named = " ".join(setting)
+    for name in ("hnsw.ef_search", "ivfflat.probes", "enable_indexscan", "enable_seqscan", "enable_hashagg",
+                 "pg_trgm.similarity_threshold"):
+        assert f"SET LOCAL {name} = " in named
+    with store._read() as cur:
+        cur.execute("SELECT current_setting('enable_seqscan'), current_setting('citus.propagate_set_commands', true)")
+        seqscan, propagate = cur.fetchone()
+    assert seqscan == "on" and propagate in (None, "")  # nothing outlived its transaction
 
 
 def test_schema_1_index_is_migrated_to_postings(store):
@@ -189,8 +301,6 @@ def test_schema_1_index_is_migrated_to_postings(store):
     t = store._t
     with store._write() as cur:
         cur.execute(f"DROP TABLE {t('postings')}")
-        for fn in ("post_in", "post_out", "post_up"):
-            cur.execute(f"DROP FUNCTION {t(fn)}() CASCADE")
         cur.execute(f"ALTER TABLE {t('chunks')} DROP COLUMN n")
         cur.execute(f"UPDATE {t('meta')} SET value = '1' WHERE key = 'store_schema'")
     again = postgres_store.PostgresStore(f"{store.url}{'&' if '?' in store.url else '?'}prefix={store.prefix}", DIM)
@@ -198,6 +308,46 @@ def test_schema_1_index_is_migrated_to_postings(store):
         have, want = postings_of(again)
         assert have == want and len(have) > 10
         assert [(c.id, s) for c, s in again.text_search("words index", 5)] == before
+    finally:
+        again.close()
+
+
+def test_schema_4_index_kept_by_triggers_is_migrated_to_the_writer_keeping_them(store):
+    """An index of the previous store schema (statistics kept by statement triggers, written
+    through them) loses its triggers on opening, keeps its statistics and search results, and
+    later writes keep them exact (triggers left in place would count every write twice)."""
+    import re
+
+    from docshelf.stores import postgres_store
+    from docshelf.stores.pg_schema import migrations
+
+    rng = np.random.default_rng(13)
+    store.replace_documents([doc(f"m{i}.md", [f"old index words {i}", "more words here"], rng) for i in range(4)])
+    t = store._t
+    with store._write() as cur:  # back to schema 4: its triggers, and writes that rely on them
+        for step in migrations(store.prefix, DIM)[:2]:
+            for ddl in re.findall(r"CREATE FUNCTION .*?\$\$;|CREATE TRIGGER .*?;", step, re.S):
+                cur.execute(ddl)
+        cur.execute(f"UPDATE {t('meta')} SET value = '4' WHERE key = 'store_schema'")
+        columns = ", ".join(c for c in _CHUNK_COLUMNS.split(", ") if c not in ("id", "doc_key", "path"))
+        cur.execute(f"INSERT INTO {t('chunks')} (id, doc_key, path, {columns}) SELECT id || 'copy', doc_key || 'copy', "
+                    f"path || 'copy', {columns} FROM {t('chunks')} WHERE path = 'm0.md'")
+        cur.execute(f"DELETE FROM {t('chunks')} WHERE path = 'm1.md'")
+    assert len(triggers_on_chunks(store)) == 7
+    kept, counted = statistics_of(store)
+    assert kept[0] == counted[0] and kept[2] == counted[2] and kept[0][0] == 8  # the triggers counted those writes…
+    assert kept[1] == counted[1] | {"1": 0}  # …but left the term only m1.md held at df 0
+    kept = (kept[0], counted[1], kept[2])
+    before = [(c.id, s) for c, s in store.text_search("words index", 5)]
+    again = postgres_store.PostgresStore(f"{store.url}{'&' if '?' in store.url else '?'}prefix={store.prefix}", DIM)
+    try:
+        assert triggers_on_chunks(again) == []
+        assert again.read_manifest() is None and statistics_of(again) == (kept, counted)
+        assert [(c.id, s) for c, s in again.text_search("words index", 5)] == before
+        again.replace_documents([doc("m2.md", ["words words words"], rng), doc("m7.md", ["index"], rng)])
+        again.delete_documents([("/r", "m3.md")])
+        kept, counted = statistics_of(again)
+        assert kept == counted and kept[0][0] == 6
     finally:
         again.close()
 

@@ -62,6 +62,16 @@ def test_health_and_status(client):
     assert (status["role"], status["documents"], status["ingest_enabled"], status["failed"]) == ("writer", 3, True, [])
 
 
+@pytest.mark.parametrize("mode", ["hybrid", "semantic", "keyword", "fuzzy"])
+def test_every_search_says_how_confident_it_is(client, mode):
+    from docshelf.search.calibrate import confidence
+
+    found = search(client, "upgrade the widgetron with pip", mode=mode)
+    assert found["hits"] and found["confidence"] == confidence(found["hits"][0]["score"])
+    nothing = search(client, "zzqqxv", mode="keyword")
+    assert (nothing["hits"], nothing["confidence"]) == ([], "none")
+
+
 def test_ingest_round_trip_without_embeddings(client):
     records = [
         {"id": "kb42#0", "content": "Rotate the ingest token every ninety days.",

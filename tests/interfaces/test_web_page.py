@@ -89,6 +89,14 @@ def test_search_filter_open_and_see_the_cited_text(tmp_path, browser):
         navigates(lambda: box.send_keys("how do I rotate a token", Keys.ENTER))
         titles = [e.text for e in browser.find_elements(By.CSS_SELECTOR, "ol.hits .hit-title")]
         assert "Rotating API tokens" in titles and "Access tokens" in titles
+        # how sure the search is, as the API and the MCP tool say it, and each hit's score
+        assert "confidence high" in browser.find_element(By.CSS_SELECTOR, "main > p.cite").text
+        assert all(" · score 0." in e.text or " · score 1." in e.text
+                   for e in browser.find_elements(By.CSS_SELECTOR, "ol.hits .cite"))
+        results = browser.current_url
+        browser.get(base + "/?q=xyzzy+plugh")  # nothing in the documents is about this
+        assert "the documentation may not cover this" in browser.find_element(By.CSS_SELECTOR, "p.confidence").text
+        browser.get(results)
         strip = browser.find_element(By.CSS_SELECTOR, "nav.strip").text
         assert "4 documents" in strip and "0 failed" in strip
 

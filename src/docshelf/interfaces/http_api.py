@@ -267,7 +267,8 @@ def create_app(
         """Search the index (same parameters and hit fields as the MCP search_docs tool)."""
         result = runtime.search(request)  # as the MCP tool: bounded waits, and a note on what is still going on
         urls = service().hit_urls(result.hits)
-        return SearchOut(query=result.query, mode=result.mode, note=result.note, took_ms=round(result.took_ms, 1),
+        return SearchOut(query=result.query, mode=result.mode, confidence=result.confidence, note=result.note,
+                         took_ms=round(result.took_ms, 1),
                          hits=[hit_out(i, h, urls) for i, h in enumerate(result.hits, 1)], empty_reason=result.empty_reason)
 
     @app.get("/documents", response_model=DocumentsPageOut, dependencies=Read, tags=["documents"])

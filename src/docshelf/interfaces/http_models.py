@@ -6,7 +6,7 @@ Hit fields are those of the MCP ``search_docs`` tool, plus ``root``, ``url`` and
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Literal, Optional
 
 from pydantic import BaseModel, Field
 
@@ -48,6 +48,11 @@ class SearchOut(BaseModel):
     query: str
     mode: str
     hits: list[HitOut]
+    # models.SearchResult.confidence, read from the top hit's score (search/calibrate.py)
+    confidence: Literal["high", "medium", "low", "none"] = Field("none", description=(
+        "How sure the search is that the documents answer the query: 'high', 'medium', 'low', or 'none' "
+        "(nothing relevant found). On 'low' check the passages before relying on them; on 'none' the "
+        "documentation does not seem to cover it."))
     note: str = ""
     took_ms: float = 0.0
     empty_reason: str = ""  # with no hits, why (models.SearchResult.empty_reason)

@@ -114,7 +114,8 @@ def add_pages(app: FastAPI, runtime: Any, reader: Any) -> None:
                 )
                 result = runtime.search(request_)
                 urls = service.hit_urls(result.hits)
-                context.update(searched=True, note=result.note, took_ms=round(result.took_ms), hits=[
+                context.update(searched=True, note=result.note, took_ms=round(result.took_ms),
+                               confidence=result.confidence, hits=[
                     {"hit": h, "url": urls.get(h.chunk_id), "view": "/view?" + urlencode(
                         {"doc_id": h.doc_id, "chunk": h.chunk_id, "q": q}) + "#cited"}
                     for h in result.hits

@@ -27,6 +27,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from .pg_sql import set_local
+
 HNSW = "hnsw"
 IVFFLAT = "ivfflat"
 IVFFLAT_FROM_ROWS = 400_000
@@ -149,10 +151,10 @@ def build_memory_mb(conn, rows: int, dimensions: int) -> int:
 def build(conn, index: PgVectorIndex, table: str, name: str, memory_mb: int) -> None:
     """Build ``index`` as ``name`` on ``table`` (a connection in autocommit mode): under a new
     name first, then swapped in in one transaction, so searches use the old index until then."""
-    conn.execute(f"SET maintenance_work_mem = '{memory_mb}MB'")
-    conn.execute(f"DROP INDEX IF EXISTS {name}_new")
-    conn.execute(index.ddl(table, f"{name}_new"))
-    conn.execute("RESET maintenance_work_mem")
+    with conn.transaction(), conn.cursor() as cur:  # SET LOCAL: Citus builds the shards' indexes with it too
+        set_local(cur, {"maintenance_work_mem": f"{memory_mb}MB"})
+        cur.execute(f"DROP INDEX IF EXISTS {name}_new")
+        cur.execute(index.ddl(table, f"{name}_new"))
     with conn.transaction():
         conn.execute(f"DROP INDEX IF EXISTS {name}")
         conn.execute(f"ALTER INDEX {name}_new RENAME TO {name}")

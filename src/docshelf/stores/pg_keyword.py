@@ -1,7 +1,7 @@
 """Keyword search of the PostgreSQL store: BM25 in SQL, pruned (a mixin of ``PostgresStore``).
 
-Keyword scores are BM25 computed in SQL from the term statistics the triggers keep (``terms``,
-``stats``, ``postings``), with the analyser in ``lexical.py`` (Postgres's ``ts_rank`` is not
+Keyword scores are BM25 computed in SQL from the term statistics the writer keeps (``terms``,
+``stats``, ``postings``: ``pg_stats``), with the analyser in ``lexical.py`` (Postgres's ``ts_rank`` is not
 BM25): hybrid fusion gets the scale it expects. Unfiltered keyword search reads the postings
 index first and only a few hundred chunk rows (``_bm25_postings``); filtered, the GIN index
 narrows the rows (``_bm25``). Fuzzy mode finds near terms through the trigram index on
@@ -16,7 +16,7 @@ from typing import Any
 from ..models import Chunk, SearchFilters
 from . import lexical
 from .pg_sql import QUALIFIED_COLS as _QUALIFIED_COLS
-from .pg_sql import filter_sql, to_chunk, tsquery_above
+from .pg_sql import filter_sql, set_local, to_chunk, tsquery_above
 from .pg_sql import tsquery as _tsquery
 
 PRUNE_ABOVE_MATCHES = 2000  # keyword search scores every match below this many (term occurrences)
@@ -110,8 +110,7 @@ class KeywordSearch:
         )
         # JIT compiling the long scoring expression costs more than it saves at any size here
         # (Memoize would hash every row's decompressed term frequencies, for no hits)
-        cur.execute("SELECT set_config('enable_seqscan', 'off', true), set_config('jit', 'off', true), "
-                    "set_config('enable_memoize', 'off', true)")
+        set_local(cur, {"enable_seqscan": "off", "jit": "off", "enable_memoize": "off"})
         cur.execute(sql, [*score_args, *terms, *([] if required is None else [required]), *params, k])
         return cur.fetchall()
 
@@ -142,8 +141,8 @@ class KeywordSearch:
                 break
             probe.append(i)
             covered += dfs[i]
-        cur.execute("SELECT set_config('enable_seqscan', 'off', true), set_config('jit', 'off', true), "
-                    "set_config('max_parallel_workers_per_gather', '0', true), set_config('enable_hashagg', 'off', true)")
+        set_local(cur, {"enable_seqscan": "off", "jit": "off", "max_parallel_workers_per_gather": "0",
+                        "enable_hashagg": "off"})
         partial, args = self._partial_sums([terms[i] for i in probe], [weights[i] for i in probe], base, per_len)
         cur.execute(f"SELECT part FROM ({partial}) s ORDER BY part DESC OFFSET %s LIMIT 1", [*args, k - 1])
         row = cur.fetchone()
@@ -184,7 +183,7 @@ class KeywordSearch:
             return {}
         near: dict[str, list[str]] = {w: [] for w in words}
         with self._read() as cur:
-            cur.execute("SELECT set_config('pg_trgm.similarity_threshold', '0.2', true)")
+            set_local(cur, {"pg_trgm.similarity_threshold": "0.2"})
             cur.execute(
                 f"SELECT w, t.term FROM unnest(%s::text[]) w, LATERAL (SELECT term FROM {self._t('terms')} "
                 "WHERE term %% w ORDER BY term <-> w, term LIMIT 60) t",

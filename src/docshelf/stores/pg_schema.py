@@ -92,7 +92,20 @@ def migrations(p: str, dim: int) -> list[str]:
     v4 = f"""UPDATE {p}documents d SET record = d.record || {lists} {page_zero}
           AND jsonb_build_object('includes', d.record->'includes', 'include_missing', d.record->'include_missing')
               IS DISTINCT FROM {lists};"""
-    return [v1, v2, v3, v4]
+    # v5: no triggers. The writer keeps ``postings``, ``terms`` and ``stats`` itself, in the
+    # transaction that replaces the chunks (``pg_stats.py``): Citus runs no triggers on a
+    # distributed table's shards, and a trigger there could not update the coordinator's
+    # reference tables. The triggers kept the counts exact, so nothing is recounted; but their
+    # delete left the terms no chunk held any more at df 0 (a statement cannot delete the rows its
+    # own CTE just updated): fuzzy mode spent its near-term slots on them. Removed here.
+    v5 = "".join(f"DROP TRIGGER IF EXISTS {p}{t} ON {p}chunks;" for t in TRIGGERS) + "".join(
+        f"DROP FUNCTION IF EXISTS {p}{f}();" for f in TRIGGER_FUNCTIONS) + f"DELETE FROM {p}terms WHERE df <= 0;"
+    return [v1, v2, v3, v4, v5]
+
+
+TRIGGERS = ("chunks_in", "chunks_out", "chunks_up_out", "chunks_up_in", "postings_in", "postings_out", "postings_up")
+TRIGGER_FUNCTIONS = ("count_in", "count_out", "post_in", "post_out", "post_up")
+"""The statement triggers (and their functions) of schema steps 1–2, dropped by step 5."""
 
 
 def _listed(key: str) -> str:
@@ -103,4 +116,4 @@ def _listed(key: str) -> str:
             "AND e #>> '{}' NOT IN ('', c.path)), '[]'::jsonb) ELSE '[]'::jsonb END")
 
 
-__all__ = ["migrations"]
+__all__ = ["TRIGGERS", "TRIGGER_FUNCTIONS", "migrations"]

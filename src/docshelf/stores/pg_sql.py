@@ -5,6 +5,7 @@ back to a ``Chunk`` (kept apart so ``postgres_store`` stays about the store)."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -33,6 +34,23 @@ def to_chunk(r: Sequence[Any]) -> Chunk:
         page=page, start_line=start_line, end_line=end_line, tags=tuple(tags or ()), date=date,
         metadata_json=json.dumps(metadata) if not isinstance(metadata, str) else metadata, overlap=overlap,
     )
+
+
+_SETTING = re.compile(r"^[a-z_]+(\.[a-z_]+)?$")
+_SETTING_VALUE = re.compile(r"^[A-Za-z0-9_.]+$")
+
+
+def set_local(cur, settings: dict[str, str]) -> None:
+    """``SET LOCAL`` each setting for the rest of this transaction, in one round trip. Not
+    ``set_config()``: Citus passes ``SET LOCAL`` on to the workers that run the query (when
+    ``citus.propagate_set_commands`` is ``local``, set here first; on PostgreSQL without Citus
+    that name is an inert placeholder), while a ``set_config()`` would change the coordinator only."""
+    statements = ["SET LOCAL citus.propagate_set_commands = 'local'"]
+    for name, value in settings.items():
+        if not (_SETTING.match(name) and _SETTING_VALUE.match(str(value))):
+            raise ValueError(f"not a setting docshelf sets: {name} = {value!r}")
+        statements.append(f"SET LOCAL {name} = '{value}'")
+    cur.execute("; ".join(statements))
 
 
 def vector_literal(v: np.ndarray) -> str:

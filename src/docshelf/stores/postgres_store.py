@@ -6,13 +6,15 @@ an HNSW index on the vector, a ``tsvector`` with a GIN index for keyword matchin
 frequencies for BM25), ``postings`` (one index entry a term and chunk: term frequency and
 chunk length), ``documents`` (records as JSONB), ``terms`` (document frequency of every index
 term, trigram-indexed for fuzzy mode), ``stats`` (chunk and term totals) and ``meta`` (the
-manifest and the store schema version). ``postings``, ``terms`` and ``stats`` are kept by
-statement triggers, so any writer (the indexer, ``docshelf migrate``) keeps them right.
+manifest and the store schema version). ``postings``, ``terms`` and ``stats`` are kept by the
+writer, in the transaction that writes the chunks (``pg_stats``; no triggers, so it runs on Citus).
 
 Keyword search (BM25 in SQL, pruned over the postings) is ``pg_keyword.py``.
 Every filter is a parameterised predicate in the same query as the ranking (before top-k);
 filtered vector queries use ``hnsw.iterative_scan`` and fall back to an exact scan when the
-index still returns fewer than k rows. A document's replacement is one transaction.
+index still returns fewer than k rows. A document's replacement is one transaction; a read is
+one ``REPEATABLE READ`` transaction, so a search sees its statistics and chunks of one moment.
+Per-query settings are ``SET LOCAL`` (``pg_sql.set_local``), which Citus passes to its workers.
 Reads may go to a replica (``store_read_url``); one writer per index is a session advisory
 lock, released by the server when the writer's connection ends.
 """
@@ -34,11 +36,12 @@ import numpy as np
 from ..analysis import searchable_text
 from ..errors import ConfigError, IndexLocked, InvalidQuery, StoreError
 from ..models import Chunk, DocumentRecord, SearchFilters
-from . import lexical, pg_copy, pg_index
+from . import lexical, pg_copy, pg_index, pg_stats
 from .pg_keyword import KeywordSearch
+from .pg_schema import TRIGGER_FUNCTIONS
 from .pg_schema import migrations as _migrations
 from .pg_sql import COLS as _COLS
-from .pg_sql import filter_sql, to_chunk
+from .pg_sql import filter_sql, set_local, to_chunk
 from .pg_sql import vector_literal as _vector_text
 from .locks import CountingLock
 from .records import doc_key, field_tokens, from_dict, to_dict
@@ -46,7 +49,7 @@ from .ties import TIE_SLACK
 
 log = logging.getLogger(__name__)
 
-STORE_SCHEMA = 4  # bump with a new step in pg_schema.migrations
+STORE_SCHEMA = 5  # bump with a new step in pg_schema.migrations
 INDEX_TTL_S = 30.0  # how long a reader trusts its view of the vector index (kind, lists) and the row count
 _PREFIX = re.compile(r"^[a-z_][a-z0-9_]{0,30}$")
 _CHUNK_COLUMNS = (
@@ -135,8 +138,10 @@ class PostgresStore(KeywordSearch):
         session = self._lock_session()
         try:
             if session is None:
-                with self._pool.connection() as conn, conn.transaction(), conn.cursor() as cur:
-                    yield cur
+                with self._pool.connection() as conn:
+                    conn.isolation_level = None  # the server's default (READ COMMITTED)
+                    with conn.transaction(), conn.cursor() as cur:
+                        yield cur
             else:
                 with session.transaction(), session.cursor() as cur:
                     yield cur
@@ -156,16 +161,20 @@ class PostgresStore(KeywordSearch):
 
     @contextmanager
     def _read(self) -> Iterator[Any]:
-        """One read-only transaction: on the replica (``store_read_url``), except while this
-        store holds the writer lock: the writer plans each run from what it last wrote, which a
-        replica may not have yet."""
+        """One read transaction: on the replica (``store_read_url``), except while this store
+        holds the writer lock: the writer plans each run from what it last wrote, which a
+        replica may not have yet. ``REPEATABLE READ``: a keyword search reads the statistics,
+        then the postings, then the chunks, and a write committed in between must not give it
+        the new chunks with the old statistics (one snapshot for the whole search)."""
         import psycopg
 
         writing = self._writer is not None and self._writer.held
         pool = self._pool if writing else self._read_pool
         try:
-            with pool.connection() as conn, conn.transaction(), conn.cursor() as cur:
-                yield cur
+            with pool.connection() as conn:
+                conn.isolation_level = psycopg.IsolationLevel.REPEATABLE_READ
+                with conn.transaction(), conn.cursor() as cur:
+                    yield cur
         except psycopg.errors.InvalidRegularExpression as exc:
             raise InvalidQuery(f"the index could not run this query: {exc}") from exc
         except psycopg.Error as exc:
@@ -234,9 +243,9 @@ class PostgresStore(KeywordSearch):
             )
 
     # -- writes ---------------------------------------------------------------------------
-    def _chunk_row(self, c: Chunk, v: np.ndarray) -> bytes:
+    @staticmethod
+    def _chunk_row(c: Chunk, v: np.ndarray, tf: dict[str, int], length: int) -> bytes:
         """One row of ``_CHUNK_COLUMNS`` in binary COPY format (see ``pg_copy``)."""
-        tf, length = lexical.term_counts(searchable_text(c.embed_text))
         return pg_copy.row((
             pg_copy.text(c.id), pg_copy.text(doc_key(c.root, c.path)), pg_copy.text(c.root), pg_copy.text(c.path),
             pg_copy.text(c.collection), pg_copy.text(c.doc_type), pg_copy.text(c.title),
@@ -249,33 +258,43 @@ class PostgresStore(KeywordSearch):
         ))
 
     def replace_documents(self, items: Sequence[tuple[DocumentRecord, Sequence[Chunk], np.ndarray]]) -> None:
-        """Delete the documents' chunks and insert the new ones, records included: one transaction
-        (binary COPY for the chunks, one pipelined statement for the records). Into an empty
-        table the HNSW index is dropped first and ``optimize`` builds it once over all rows
-        (a bulk build is many times faster than inserting row by row; until then vector search
-        scans exactly, so results stay right)."""
+        """Delete the documents' chunks and insert the new ones, records and keyword statistics
+        included: one transaction (binary COPY for the chunks, ``pg_stats`` for the postings,
+        terms and totals, one pipelined statement for the records). Into an empty table the
+        HNSW index is dropped first and ``optimize`` builds it once over all rows (a bulk build
+        is many times faster than inserting row by row; until then vector search scans exactly,
+        so results stay right)."""
         if not items:
             return
-        rows = []
+        rows, added = [], pg_stats.Change()
         for _, chunks, vectors in items:
             if len(chunks) != len(vectors):
                 raise StoreError(f"{len(chunks)} chunks but {len(vectors)} vectors")
             if len(vectors) and np.asarray(vectors).shape[1] != self.dimensions:
                 raise StoreError(f"vectors have {np.asarray(vectors).shape[1]} dimensions, the index has {self.dimensions}")
-            rows.extend(self._chunk_row(c, v) for c, v in zip(chunks, vectors, strict=True))
+            for c, v in zip(chunks, vectors, strict=True):
+                tf, length = lexical.term_counts(searchable_text(c.embed_text))
+                added.count(tf, length)
+                rows.append(self._chunk_row(c, v, tf, length))
         keys = [doc_key(r.root, r.path) for r, _, _ in items]
         chunks_table = self._t("chunks")
         with self._write() as cur:
-            cur.execute(f"DELETE FROM {chunks_table} WHERE doc_key = ANY(%s)", (keys,))
-            if rows:
+            if rows:  # before any write: Citus runs DDL in a transaction only ahead of multi-shard writes
                 cur.execute(f"SELECT EXISTS (SELECT 1 FROM {chunks_table})")
                 if not cur.fetchone()[0]:
                     cur.execute(f"DROP INDEX IF EXISTS {self._t('chunks_embedding')}")
+            change = pg_stats.delete_chunks(cur, self._t, keys)
+            if rows:
                 with cur.copy(f"COPY {chunks_table} ({_CHUNK_COLUMNS}) FROM STDIN (FORMAT binary)") as copy:
                     copy.write(pg_copy.HEADER)
                     for start in range(0, len(rows), 256):
                         copy.write(b"".join(rows[start : start + 256]))
                     copy.write(pg_copy.TRAILER)
+                pg_stats.add_postings(cur, self._t, keys)
+            change.chunks += added.chunks
+            change.length += added.length
+            change.df.update(added.df)
+            pg_stats.apply(cur, self._t, change)
             self._put_records(cur, [r for r, _, _ in items])
 
     def _put_records(self, cur, records: Sequence[DocumentRecord]) -> None:
@@ -295,7 +314,7 @@ class PostgresStore(KeywordSearch):
             return
         wanted = [doc_key(root, path) for root, path in keys]
         with self._write() as cur:
-            cur.execute(f"DELETE FROM {self._t('chunks')} WHERE doc_key = ANY(%s)", (wanted,))
+            pg_stats.apply(cur, self._t, pg_stats.delete_chunks(cur, self._t, wanted))
             cur.execute(f"DELETE FROM {self._t('documents')} WHERE doc_key = ANY(%s)", (wanted,))
 
     def orphan_documents(self) -> list[tuple[str, str]]:
@@ -325,13 +344,12 @@ class PostgresStore(KeywordSearch):
         index, size = self._vector_index()
         settings = pg_index.query_settings(index, size, k + TIE_SLACK)
         with self._read() as cur:
-            cur.execute("SELECT " + ", ".join(["set_config(%s, %s, true)"] * len(settings)),
-                        [x for item in settings.items() for x in item])
+            set_local(cur, settings)
             cur.execute(sql, args)
             rows = cur.fetchall()
             if len(rows) < k and where != "TRUE":
                 # A very selective filter can exhaust the iterative scan: scan the matches exactly.
-                cur.execute("SELECT set_config('enable_indexscan', 'off', true)")
+                set_local(cur, {"enable_indexscan": "off"})
                 cur.execute(sql, args)
                 rows = cur.fetchall()
         return [(to_chunk(r), 1.0 - float(r[17])) for r in rows]
@@ -483,7 +501,7 @@ class PostgresStore(KeywordSearch):
             cur.execute("SELECT pg_advisory_xact_lock(%s)", (self._lock_key("schema"),))
             for table in ("chunks", "postings", "documents", "terms", "stats", "meta"):
                 cur.execute(f"DROP TABLE IF EXISTS {self._t(table)} CASCADE")
-            for function in ("count_in", "count_out", "post_in", "post_out", "post_up"):
+            for function in TRIGGER_FUNCTIONS:  # an index from before store schema 5 has them
                 cur.execute(f"DROP FUNCTION IF EXISTS {self._t(function)}() CASCADE")
         self._migrate()
 
