@@ -137,3 +137,45 @@ def test_a_pages_recap_is_cited_after_the_section_it_sums_up(tmp_path):
     before = without.search(query).hits[0]
     assert before.heading_path[-1] == "Recap", before.heading_path
     assert top.heading_path[-1] == "Get the New Data", top.heading_path
+
+
+NAMED_PAGES = ("nesting.rst", "extending/schema_validation.rst", "extending/custom_options.rst",
+               "extending/pre_and_post_processing.rst", "quickstart.rst")
+NAMED_CASES = (
+    # (query, page, band switched off, heading cited without the rule, heading cited with it): set E
+    ("ValidationError: field_a must be greater than field_b", "schema_validation.rst", "cite_band",
+     ("Schema-level validation", "Storing errors on specific fields"), ("Schema-level validation",)),
+    ("nestd schemas", "nesting.rst", "intro_band",
+     ("Nesting schemas", "Nesting a schema within itself"), ("Nesting schemas",)),
+    ("SchemaOpts", "custom_options.rst", "cite_band",
+     ("Custom class Meta options", "Example: Enveloping, revisited"), ("Custom class Meta options",)),
+)
+
+
+@pytest.fixture(scope="module")
+def marshmallow(tmp_path_factory):
+    from docshelf.config import Settings
+    from docshelf.service import Docshelf
+
+    docs = tmp_path_factory.mktemp("marshmallow")
+    for page in NAMED_PAGES:
+        shutil.copyfile(DOCSETS / "marshmallow" / "docs" / page, docs / Path(page).name)
+    shelf = Docshelf(Settings(index_dir=tmp_path_factory.mktemp("index")))
+    assert shelf.index([docs]).failed == {}
+    return shelf
+
+
+@pytest.mark.parametrize(("query", "page", "band", "without_rule", "with_rule"), NAMED_CASES)
+def test_the_query_s_own_wording_names_the_section_cited(marshmallow, query, page, band, without_rule, with_rule):
+    """``citing.py``: a pasted message is cited where it is printed verbatim, a query naming a
+    page's title at the page's introduction, a bare name where the prose mentions it; without
+    the rule each cited a neighbouring section of the same page (the page ranks first either way)."""
+    from docshelf.search.engine import Searcher
+
+    searcher = marshmallow.searcher
+    off = replace(searcher.options, fusion=replace(searcher.options.fusion, **{band: 0.0}))
+    without = Searcher(searcher.store, searcher.embedder, off)
+    top = searcher.search(query, max_per_doc=1).hits[0]
+    before = without.search(query, max_per_doc=1).hits[0]
+    assert (before.path, before.heading_path) == (page, without_rule), before.heading_path
+    assert (top.path, top.heading_path) == (page, with_rule), top.heading_path

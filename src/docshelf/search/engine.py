@@ -39,6 +39,7 @@ from .calibrate import (
     CalibrationParams, Calibrator, QueryEvidence, capped, confidence, coverage, credited_terms, item_coverage,
 )
 from .calibration_memo import CalibrationMemo
+from .citing import cite_what_the_query_names
 from .diversity import Group, diversify, diversify_settled
 from .fuse import (FusionParams, bm25_to_unit, cosine_to_unit, exact_bonus, fuse_hybrid, heading_share, included_paths,
                    is_changelog, is_summary_heading, named_sections_first, opens_subsection, short_prior,
@@ -389,6 +390,8 @@ class Searcher:
             )
         if params.subsection_band > 0:  # a lead-in's first subsection, when it answers nearly as well
             ranked = subsection_after_lead_in(ranked, pages, _follower(chunks), params.subsection_band)
+        ranked = cite_what_the_query_names(query, term_stems(corrected_query(query, fixes) if fixes else query),
+                                           ranked, chunks, lowered.phrase, params)
         return [(chunks[cid], score) for cid, score in ranked]
 
 
@@ -403,7 +406,7 @@ def phrase_bonus(
     out = dict(fused)
     best = sorted((i for i in fused if lex.get(i, 0.0) > 0), key=lambda i: -lex[i])[: params.phrase_candidates]
     for i in best:
-        share = phrase_share(words, lowered[i], params.phrase_min_run)
+        share = lowered.phrase(words, params.phrase_min_run, i)
         if share > 0:
             out[i] = fused[i] + params.phrase_weight * share * (1.0 - fused[i])
     return out
@@ -430,6 +433,7 @@ class _Lowered:
     def __init__(self, chunks: dict[str, Chunk]) -> None:
         self.chunks = chunks
         self.cache: dict[str, str] = {}
+        self.shares: dict[str, float] = {}
 
     def __getitem__(self, cid: str) -> str:
         low = self.cache.get(cid)
@@ -440,6 +444,13 @@ class _Lowered:
     def texts(self) -> list[str]:
         """Every candidate's, in pool order."""
         return [self[cid] for cid in self.chunks]
+
+    def phrase(self, words: tuple[str, ...], min_run: int, cid: str) -> float:
+        """``phrase.phrase_share`` of a candidate (one query per pool: kept per candidate)."""
+        share = self.shares.get(cid)
+        if share is None:
+            share = self.shares[cid] = phrase_share(words, self[cid], min_run)
+        return share
 
 
 def top_pages(scores: dict[str, float], chunks: dict[str, Chunk], n: int = 3) -> list[tuple[str, str]]:

@@ -88,6 +88,12 @@ class FusionParams:
     # subsection_band (relative) of it, the two trade scores: the subsection is cited (the more
     # specific section that answers); the page keeps its best score and its place (0: off).
     subsection_band: float = 0.2
+    # What the query's own wording names (``citing.py``): a pasted message's verbatim run, a
+    # name lookup's mention in prose, each within cite_band of the page's best chunk; a query
+    # that names its page's title, the page's introduction within intro_band. Trades scores,
+    # so pages keep their places (0: off).
+    cite_band: float = 0.2
+    intro_band: float = 0.3
     # Change logs (``changes``, ``changelog``, ``history``, ``release-notes``, ``upgrading``,
     # ``migrating``, ``whatsnew``…, by file name) rank as if scored (1 - changelog_penalty):
     # they name every identifier and feature again, in a line about what changed, and took the
