@@ -724,6 +724,8 @@ class Docshelf:
         """A note (see ``find_note``) with its text, frontmatter, outgoing links and backlinks."""
         from .notes import NoteIndex
 
+        if not name.strip():  # not "no note named ''": the agent left the argument blank
+            raise InvalidRequest("path", "is empty; pass a note's path, file name, wiki link, title or alias")
         records = self.store.records()
         record = resolve_note(records, name)
         index = NoteIndex(records)
