@@ -124,7 +124,7 @@ def reading_lines(path: Path, data: bytes, count: int) -> list[str]:
         for i, line in enumerate(block.text.split("\n")):
             at = min(block.start_line + i, last) - 1
             if 0 <= at < count:
-                out[at] = f"{out[at]} {line}" if out[at] else line
+                out[at] = f"{out[at]}\n{line}" if out[at] else line
     return out
 
 

@@ -94,7 +94,8 @@ def test_a_mkdocs_material_page_is_its_article() -> None:
         assert chrome not in text
     assert [b.heading_path for b in doc.blocks if b.kind == "heading"] == [("Usage",), ("Usage", "Timeouts")]
     code = [b for b in doc.blocks if b.kind == "code"]
-    assert [b.text for b in code] == ['client.get("/health", timeout=2)\nclient.close()']
+    assert [b.text for b in code] == [  # one inside a list item too
+        'client.get("/health", timeout=2)\nclient.close()', "pip install ferrule\nferrule --version"]
     assert "Set a timeout shorter than the load balancer's idle limit." in text
 
 
@@ -107,7 +108,7 @@ def test_a_hit_on_an_api_entry_cites_it_and_get_serves_the_cited_lines(shelf, tm
     assert (hit.path, hit.heading_path[-1]) == ("api.html", "ferrule.pool.Pool.acquire")
     cited = shelf.get_document(DocumentRequest(path=hit.path, lines=f"{hit.start_line}-{hit.end_line}"))
     assert (cited.start_line, cited.end_line) == (hit.start_line, hit.end_line)
-    assert cited.text == ("ferrule.pool.Pool.acquire acquire(timeout=None)\n\n"
+    assert cited.text == ("ferrule.pool.Pool.acquire\nacquire(timeout=None)\n\n"
                           "Borrow a connection, waiting up to timeout seconds for one to be returned.\n"
                           "Raises PoolExhausted when none came back in time.")
     assert "<" not in shelf.get_document(DocumentRequest(path="api.html", lines="1-200")).text
@@ -126,3 +127,18 @@ def test_index_says_how_many_paths_it_skipped_and_why(tmp_path, monkeypatch, cap
         assert done.code in (0, None)
     out = capsys.readouterr().out
     assert "Skipped 4: 4 MkDocs site machinery (`docshelf status` lists each with its reason)." in out
+
+
+def test_the_watcher_skips_a_changed_file_of_the_machinery_too(shelf, tmp_path) -> None:
+    site = tmp_path / "site"
+    shutil.copytree(SITES / "sphinx", site)
+    shelf.index([site])
+    (site / "_sources" / "api.rst.txt").write_text("Pools\n=====\n\nEdited source copy.\n")
+    (site / "_static" / "extra.txt").write_text("Theme notes.\n")
+    with shelf.writer():
+        report = shelf.reindex_paths(site.resolve(), ["_sources/api.rst.txt", "_static"])
+    assert (report.added, report.updated) == ([], [])
+    assert report.skipped == {
+        "_sources/api.rst.txt": "Sphinx site machinery (raw copies of the pages' sources), not a page",
+        "_static/": "Sphinx site machinery (theme files and scripts), not a page"}
+    assert sorted(r.path for r in shelf.store.records()) == ["api.html", "guide/intro.html", "index.html"]

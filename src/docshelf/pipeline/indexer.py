@@ -217,7 +217,7 @@ class Indexer:
                 return
             why = None if explicit else walker.sites.reason(root, rel)
             if why is not None:
-                found.skip(root, rel, why)
+                found.skip(root, rel + "/" if path.is_dir() else rel, why)
                 return
             if path.is_dir() and not path.is_symlink():
                 if not explicit and not rules.is_ignored(rel, is_dir=True):

@@ -262,6 +262,8 @@ class _Collector:
                     self.add("heading", title, child, level, self.headings.push(level, title))
             elif name in _PARAGRAPHS:
                 self.add("paragraph", " ".join(_lines(child)), child)
+            elif name == "li" and child.find("pre") is not None:
+                self.walk(child)  # an item holding a code block: its paragraphs and the code, each kept whole
             elif name == "li":
                 self.add("list", self._list_item(child), child)
             elif name == "pre":
