@@ -43,6 +43,16 @@ def test_a_mkdocs_build_indexes_its_pages_and_reports_the_machinery_it_skips() -
     assert found.skipped["search/"] == "MkDocs site machinery (the search page's index), not a page"
 
 
+def test_a_mkdocs_build_with_an_object_inventory_is_still_mkdocs(tmp_path: Path) -> None:
+    """mkdocstrings writes Sphinx's objects.inv into a MkDocs site."""
+    shutil.copytree(SITES / "mkdocs", tmp_path / "site")
+    (tmp_path / "site" / "objects.inv").write_bytes(b"# Sphinx inventory version 2\n")
+    found = discover([tmp_path / "site"], registry=REGISTRY)
+    assert [f.rel_path for f in found.files] == ["index.html", "usage/index.html"]
+    assert sorted(found.skipped) == ["404.html", "assets/", "objects.inv", "search/", "sitemap.xml"]
+    assert found.skipped["objects.inv"].startswith("MkDocs site machinery")
+
+
 def test_source_docs_with_a_static_folder_are_not_a_built_site(tmp_path: Path, write) -> None:
     """The same folder names in a user's own sources (no builder's markers beside .html pages)."""
     write(tmp_path, "conf.py", "project = 'x'\n")

@@ -42,6 +42,7 @@ _MKDOCS = {
     "404.html": "the not-found page",
     "sitemap.xml": "the sitemap",
     "sitemap.xml.gz": "the sitemap",
+    "objects.inv": "mkdocstrings' object inventory",
 }
 _MKDOCS_GENERATOR = re.compile(rb"<meta[^>]+name=[\"']generator[\"'][^>]+content=[\"']mkdocs", re.I)
 HEAD_BYTES = 4096
@@ -53,8 +54,7 @@ def builder(folder: Path, names: Iterable[str]) -> str | None:
     names = set(names)
     if not any(n.endswith(".html") for n in names):
         return None
-    if names & _SPHINX_MARKERS:
-        return "Sphinx"
+    # MkDocs first: mkdocstrings writes an objects.inv too.
     if "search" in names and os.path.isfile(folder / "search" / "search_index.json"):
         return "MkDocs"
     if "index.html" in names:
@@ -63,8 +63,8 @@ def builder(folder: Path, names: Iterable[str]) -> str | None:
                 if _MKDOCS_GENERATOR.search(handle.read(HEAD_BYTES)):
                     return "MkDocs"
         except OSError:
-            return None
-    return None
+            pass
+    return "Sphinx" if names & _SPHINX_MARKERS else None
 
 
 def machinery(folder: Path, names: Iterable[str]) -> dict[str, str]:

@@ -61,6 +61,7 @@ CONTENT_SELECTORS = ("[role=main]", "main", "div.body", "div.md-content", "div.r
 _API_DL = frozenset({  # Sphinx object types (the dl's class; Sphinx 4+ also marks the dt "sig")
     "class", "function", "method", "attribute", "exception", "data", "property", "classmethod",
     "staticmethod", "decorator", "module", "type", "macro", "member", "var", "enum", "struct",
+    "option", "envvar", "confval", "describe",
 })
 _QUALIFIED = re.compile(r"^[A-Za-z_][\w.]*$")
 _GENERATOR = re.compile(r"^(sphinx|mkdocs)", re.I)
