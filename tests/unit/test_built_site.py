@@ -96,6 +96,11 @@ def test_a_classic_sphinx_theme_page_drops_its_sidebar_and_related_bar() -> None
         ("paragraph", "A request that fails before any byte was sent is retried on a fresh connection.")]
 
 
+def test_a_heading_that_is_only_a_logo_reads_as_its_alt_text() -> None:
+    doc = parse("sphinx", "index.html")
+    assert [b.heading_path for b in doc.blocks if b.kind == "heading"] == [("Ferrule",), ("Ferrule", "Install")]
+
+
 def test_a_mkdocs_material_page_is_its_article() -> None:
     doc = parse("mkdocs", "usage/index.html")
     assert doc.title == "Usage"  # not "Usage - Ferrule"

@@ -176,6 +176,11 @@ def site_title(title: str, first_h1: str | None) -> str:
     return title
 
 
+def _image_text(node: Tag) -> str:
+    """A heading that is only a logo (Sphinx's ``<h1><img alt="Project"></h1>``) reads as its alt text."""
+    return collapse(" ".join(str(img.get("alt") or "") for img in node.find_all("img")))
+
+
 def _api_entry(dl: Tag) -> bool:
     """A Sphinx object description: ``<dl class="py method">`` with ``<dt class="sig …">``."""
     classes = set(dl.get("class") or ())
@@ -255,7 +260,7 @@ class _Collector:
                 continue
             self.flush()
             if name in _HEADINGS:
-                title = " ".join(_lines(child))
+                title = " ".join(_lines(child)) or _image_text(child)
                 if title:
                     level = int(name[1])
                     if level == 1 and self.first_h1 is None:
