@@ -155,6 +155,8 @@ def test_a_failed_file_is_reported_once_and_the_same_in_every_view(run, tmp_path
     assert rerun["failed"] == json.loads(out)["failed"] == {"bad.pdf": reason}
     code, out, _ = run("status")
     assert f"failed bad.pdf: {reason}" in out.splitlines()
+    code, out, _ = run("documents")  # no empty collection and type for the failed file; one chunk, not "1 chunks"
+    assert out.splitlines() == [f"bad.pdf  failed: {reason}", "ok.md  default · doc · 1 chunk"]
     assert run("index", "--strict")[0] == 1
     (tmp_path / "docs" / "bad.pdf").unlink()
     assert run("index", "--strict")[0] == 0

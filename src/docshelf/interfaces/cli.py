@@ -294,8 +294,12 @@ def documents(
         _print_json({"documents": docs, "total": page.total, "next_cursor": page.next_cursor})
         return
     for d in docs:
+        if d.status == "failed":  # nothing was indexed: no collection, type or chunks to show
+            out.print(f"{escape(d.path)}  [red]failed: {escape(d.error)}[/]")
+            continue
         mark = "" if d.status == "indexed" else f" [red]({d.status}: {escape(d.error)})[/]"
-        out.print(f"{escape(d.path)}  [dim]{escape(d.collection)} · {escape(d.doc_type)} · {d.chunk_count} chunks[/]{mark}")
+        chunks = f"{d.chunk_count} chunk{'' if d.chunk_count == 1 else 's'}"
+        out.print(f"{escape(d.path)}  [dim]{escape(d.collection)} · {escape(d.doc_type)} · {chunks}[/]{mark}")
     if page.next_cursor:
         err.print(f"Showing {len(docs)} of {page.total} documents; next page: "
                   f"`docshelf documents --cursor {page.next_cursor}` (or --all)")
