@@ -129,8 +129,11 @@ def test_unknown_or_mistyped_arguments_are_refused_in_plain_words(tmp_path: Path
             assert (await error(c, "list_collections", bogus=1)).startswith(
                 "unknown argument 'bogus'; list_collections takes no arguments")
             # Wrong types and bounds read like the request models' messages, not a pydantic dump.
-            assert await error(c, "search_docs", query="alpha", collection="nope") == (
-                "collection: input should be a valid list, got 'nope'")
+            assert await error(c, "search_docs", query="alpha", k="many") == (
+                "k: input should be a valid integer, unable to parse string as an integer, got 'many'")
+            # One string where a list is expected is a one-item list, as the request model (and HTTP) reads it.
+            assert len((await ok(c, "search_docs", query="alpha", collection="default", tags=None))["hits"]) == 1
+            assert (await ok(c, "search_docs", query="alpha", collection="nope"))["empty_reason"] == "unknown_collection"
             assert await error(c, "search_docs") == "query: is required"
             assert await error(c, "read_neighbors", chunk_id="x", before=-1) == "before: must be between 0 and 20, got -1"
             for text in [await error(c, "search_docs", query=12), await error(c, "search_docs", query="a", mode="bogus")]:

@@ -208,13 +208,14 @@ def build_server(runtime: ServerRuntime, *, response_chars: int = DEFAULT_RESPON
         query: arg(SearchRequest, "query", str),
         k: arg(SearchRequest, "k", int) = 5,
         mode: arg(SearchRequest, "mode", Optional[Mode]) = None,
-        collection: arg(SearchRequest, "collections", Optional[list[str]]) = None,
-        doc_type: arg(SearchRequest, "doc_types", Optional[list[str]]) = None,
+        # A list, or one string (the request model reads "ops" as ["ops"], as over HTTP).
+        collection: arg(SearchRequest, "collections", Optional[list[str] | str]) = None,
+        doc_type: arg(SearchRequest, "doc_types", Optional[list[str] | str]) = None,
         date_from: arg(SearchRequest, "date_from", Optional[str]) = None,
         date_to: arg(SearchRequest, "date_to", Optional[str]) = None,
         path_prefix: arg(SearchRequest, "path_prefix", Optional[str]) = None,
-        tags: arg(SearchRequest, "tags_any", Optional[list[str]]) = None,
-        linked_to: arg(SearchRequest, "linked_to", Optional[list[str]]) = None,
+        tags: arg(SearchRequest, "tags_any", Optional[list[str] | str]) = None,
+        linked_to: arg(SearchRequest, "linked_to", Optional[list[str] | str]) = None,
         min_score: arg(SearchRequest, "min_score", float) = 0.0,
     ) -> SearchOut:
         """Search the user's indexed documentation and return the best-matching passages, ranked.
