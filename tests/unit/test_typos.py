@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from docshelf.search.typos import corrected_query, edits, english_words, holds_word, probe_text, typed_names
+from docshelf.search.typos import (
+    corrected_query, edits, english_words, holds_identifier, holds_word, identifiers, probe_text, typed_names,
+)
 
 
 @pytest.mark.parametrize(
@@ -62,3 +64,27 @@ def test_words_with_a_capital_inside_are_names_not_typos():
 )
 def test_a_word_is_held_only_as_a_whole_token(texts, word, held):
     assert holds_word(texts, word) is held
+
+
+def test_snake_case_identifiers_are_read_whole():
+    assert identifiers("soft delete with a deleted_at column") == ["deleted_at"]
+    # a dotted path's snake_case parts; leading and trailing underscores dropped; no lone names
+    assert identifiers("app.teardown_appcontext and __init__, or_, Response_Model") == [
+        "teardown_appcontext", "response_model"]
+    assert identifiers("werkzeug.exceptions.BadRequestKeyError: 400 pyproject.toml") == []
+    assert probe_text("deleted_at") == "deleted"  # its parts, as the index holds them (no stop words)
+    assert probe_text("response_model_exclude_unset") == "response model exclude unset"
+
+
+@pytest.mark.parametrize(
+    "texts, ident, held",
+    [
+        ("add a deleted_at column", "deleted_at", True),
+        ("is_deleted_at\x00deleted_at_utc", "deleted_at", False),  # inside longer names only
+        ("set the max-age attribute", "max_age", True),  # the same name, hyphenated
+        ("pass maxage=600", "max_age", True),  # or joined (camelCase, lowered)
+        ("the deleted column", "deleted_at", False),
+    ],
+)
+def test_holds_identifier_whole_or_as_the_docs_spell_it(texts, ident, held):
+    assert holds_identifier(texts, ident) is held
