@@ -9,8 +9,10 @@ labelled ``high`` (the agent answers from a neighbouring page) and an answerable
 
     python benchmarks/confidence_labels.py /tmp/run-starlette.json /tmp/run-click.json ...
 
-``--cuts 0.7,0.5,0.3`` re-labels every question from its top score with other cut points
-(a what-if; the run file's own ``confidence`` is used otherwise).
+``--cuts 0.85,0.5,0.3`` re-labels every question from its top score with other cut points,
+capped at ``medium`` when the note names a word no indexed document mentions (at ``low`` for
+an identifier), as ``calibrate.confidence`` does (a what-if; the run file's own ``confidence`` is used otherwise).
+``--grid`` prints the what-if's totals for a range of ``high`` and ``medium`` floors.
 """
 
 from __future__ import annotations
@@ -29,10 +31,26 @@ def auroc(positives: list[float], negatives: list[float]) -> float | None:
     return wins / (len(positives) * len(negatives))
 
 
-def label(score: float, cuts: tuple[float, float, float]) -> str:
+ABSENT_NOTE = "no indexed document mentions"  # engine.Searcher.search's note for WordCheck.absent
+
+
+def absent_words(note: str) -> list[str]:
+    """The words a run file's note says no indexed document mentions."""
+    for part in note.split("; "):
+        if part.startswith(ABSENT_NOTE):
+            return part.removeprefix(ABSENT_NOTE).strip().split(", ")
+    return []
+
+
+def label(outcome: dict, cuts: tuple[float, float, float] | None) -> str:
+    """The run's own label, or (``cuts``) the label ``calibrate.confidence`` would give with those floors."""
+    if cuts is None:
+        return outcome.get("confidence") or "none"
+    absent = absent_words(outcome.get("note", ""))
+    cap = LEVELS.index("low" if any("_" in w for w in absent) else "medium" if absent else "high")
     for floor, level in zip(cuts, LEVELS, strict=False):
-        if score >= floor:
-            return level
+        if outcome["top_score"] >= floor:
+            return LEVELS[max(LEVELS.index(level), cap)]
     return "none"
 
 
@@ -41,7 +59,7 @@ def table(outcomes: list[dict], cuts: tuple[float, float, float] | None) -> dict
     pos, neg = [], []
     for o in outcomes:
         side = "unans" if o["kind"] == "unanswerable" else "ans"
-        level = label(o["top_score"], cuts) if cuts else (o.get("confidence") or "none")
+        level = label(o, cuts)
         counts[(level, side)] += 1
         (neg if side == "unans" else pos).append(o["top_score"])
     return {
@@ -49,7 +67,19 @@ def table(outcomes: list[dict], cuts: tuple[float, float, float] | None) -> dict
         "unans_high": counts[("high", "unans")],
         "unans_acted": counts[("high", "unans")] + counts[("medium", "unans")],
         "ans_dropped": counts[("low", "ans")] + counts[("none", "ans")],
+        "ans_medium": counts[("medium", "ans")],
     }
+
+
+def grid(runs: list[list[dict]]) -> None:
+    """Totals over ``runs`` for each pair of floors: what choosing the cut points trades."""
+    print("| high ≥ | medium ≥ | unans. high | unans. high+medium | ans. medium | ans. low+none | cost |")
+    print("|---:|---:|---:|---:|---:|---:|---:|")
+    for high in (0.7, 0.75, 0.8, 0.85, 0.9, 0.95):
+        for medium in (0.4, 0.5, 0.6):
+            t = [table(r, (high, medium, min(0.3, medium))) for r in runs]
+            uh, ua, am, ad = (sum(x[k] for x in t) for k in ("unans_high", "unans_acted", "ans_medium", "ans_dropped"))
+            print(f"| {high} | {medium} | {uh} | {ua} | {am} | {ad} | {uh + ad + 0.1 * am:.1f} |")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -58,7 +88,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--mode", default="hybrid")
     parser.add_argument("--cuts", help="high,medium,low floors to re-label top scores with (a what-if)")
     parser.add_argument("--rows", action="store_true", help="also list every mislabelled question")
+    parser.add_argument("--grid", action="store_true", help="totals for a range of high and medium floors")
     args = parser.parse_args(argv)
+    if args.grid:
+        grid([json.loads(p.read_text())[args.mode] for p in args.runs])
+        return 0
     cuts = tuple(float(c) for c in args.cuts.split(",")) if args.cuts else None
     if cuts is not None and len(cuts) != 3:
         parser.error("--cuts takes three floors: high,medium,low")
@@ -80,7 +114,7 @@ def main(argv: list[str] | None = None) -> int:
             total[key] += t[key]
         if args.rows:
             for o in outcomes:
-                level = label(o["top_score"], cuts) if cuts else (o.get("confidence") or "none")
+                level = label(o, cuts)
                 unans = o["kind"] == "unanswerable"
                 if (unans and level in ("high", "medium")) or (not unans and level in ("low", "none")):
                     wrong.append(f"{name:<12} {o['id']:<5} {o['kind']:<12} {level:<6} {o['top_score']:.3f}  {o['query']}")
