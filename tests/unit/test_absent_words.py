@@ -117,3 +117,12 @@ def test_an_identifier_no_chunk_holds_is_absent_unless_one_near_it_is(write, tmp
     for query in ("add an updated_at column", "cookie max_age"):
         assert check_words(query, store, [], TypoParams()) == WordCheck({}, ()), query
     assert check_words("route respons_model", store, [], TypoParams()) == WordCheck({"respons": "response"}, ())
+
+
+def test_identifiers_take_only_the_checks_the_words_leave(indexed):
+    # three misspelt words use the three checks, as before identifiers were probed: the same
+    # corrections, so the same ranking; the identifier is left unprobed
+    checked = check_words("sesion cokie ptah deleted_at", indexed[0].store, [], TypoParams())
+    assert checked == WordCheck({"sesion": "session", "cokie": "cookie", "ptah": "path"}, ())
+    assert check_words("sesion deleted_at", indexed[0].store, [], TypoParams()) == WordCheck(
+        {"sesion": "session"}, ("deleted_at",))

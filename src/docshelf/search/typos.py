@@ -96,7 +96,9 @@ def check_words(
     checks: list[str] = []
     names = typed_names(query)
     idents = identifiers(query)
-    for word in dict.fromkeys(idents + words(query)):
+    # words first, identifiers with the checks left: a query's typo corrections (and so its
+    # ranking) are what they were before identifiers were probed
+    for word in dict.fromkeys(words(query) + idents):
         if len(checks) >= params.max_checks:
             break
         ident = word in idents
