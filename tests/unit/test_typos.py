@@ -72,8 +72,9 @@ def test_snake_case_identifiers_are_read_whole():
     assert identifiers("app.teardown_appcontext and __init__, or_, Response_Model") == [
         "teardown_appcontext", "response_model"]
     assert identifiers("werkzeug.exceptions.BadRequestKeyError: 400 pyproject.toml") == []
-    assert probe_text("deleted_at") == "deleted"  # its parts, as the index holds them (no stop words)
-    assert probe_text("response_model_exclude_unset") == "response model exclude unset"
+    # as the index holds it: joined (analysis.extra_terms), and its parts (no stop words)
+    assert probe_text("deleted_at") == "deletedat deleted"
+    assert probe_text("response_model_exclude_unset") == "responsemodelexcludeunset response model exclude unset"
 
 
 @pytest.mark.parametrize(

@@ -60,6 +60,10 @@ class TypoParams:
     min_chunks: int = 1  # ...of which at least this many must hold the correction
     long_word: int = 10  # from this many letters on, two edits are allowed
     weight: float = 0.8  # a corrected term's BM25 counts this much of an exact term's
+    # chunks an identifier's probe reads: its parts are common words (``create``, ``all``), so the
+    # chunks holding it whole rank anywhere among theirs (20 called 4-32 % of one-letter typos of
+    # the training sets' identifiers absent; benchmarks/README.md, "Confidence labels")
+    identifier_probe: int = 100
 
 
 @dataclass(frozen=True)
@@ -113,7 +117,11 @@ def check_words(
         return WordCheck({})
     answers = memo.answers(store) if memo is not None else {}
     todo = [w for w in checks if w not in answers]
-    for word, probed in zip(todo, probe_all(store, todo, params), strict=True):
+    named = [w for w in todo if w not in idents]
+    for word, probed in zip(named, probe_all(store, named, params), strict=True):
+        answers[word] = _nearest(word, probed, params)
+    code = [w for w in todo if w in idents]  # their parts are common words: a deeper probe
+    for word, probed in zip(code, probe_all(store, code, params, params.identifier_probe), strict=True):
         answers[word] = _nearest(word, probed, params)
     # identifiers and names are never corrected; INDEXED is empty
     fixes = {w: fix for w in checks if (fix := answers[w]) and w not in names and w not in idents}
@@ -133,17 +141,18 @@ class ProbeSearch(Protocol):
 
 
 def probe_fuzziness(word: str) -> int:
-    return 1 if len(word) <= 5 or "_" in word else 2
+    return 1 if len(word.replace("_", "")) <= 5 else 2
 
 
-def probe_all(store: Store, todo: Sequence[str], params: TypoParams) -> list[list[str]]:
-    """The ``embed_text`` of each word's top ``params.probe`` chunks by edit-distance BM25."""
+def probe_all(store: Store, todo: Sequence[str], params: TypoParams, k: int | None = None) -> list[list[str]]:
+    """The ``embed_text`` of each word's top ``k`` (``params.probe``) chunks by edit-distance BM25."""
+    k = k or params.probe
     if not todo:
         return []
     probes = [(probe_text(w), probe_fuzziness(w)) for w in todo]
     if isinstance(store, ProbeSearch):
-        return store.probe_texts(probes, params.probe)
-    return [[c.embed_text for c, _ in store.text_search(text, params.probe, None, fuzziness=f)] for text, f in probes]
+        return store.probe_texts(probes, k)
+    return [[c.embed_text for c, _ in store.text_search(text, k, None, fuzziness=f)] for text, f in probes]
 
 
 class ProbeMemo:
@@ -225,10 +234,13 @@ def probe_text(word: str) -> str:
     ``reciev``, and ``exceptoin`` only near ``except`` without its last letters. A swap of two
     letters is one edit here (``edits``) but two to the engine, beyond a short word's one
     (``probe_fuzziness``): a short word's swapped forms are searched too (``xfial``: ``xfail``).
-    An identifier is searched by its parts, as the index holds it (``deleted_at``: ``deleted at``)."""
+    An identifier is searched as the index holds it (``analysis.extra_terms``): its parts joined,
+    a rare term that ranks the chunks holding it first (``deleted_at``: ``deletedat``), and its
+    parts, for a name the documentation writes inside a dotted path (``app.teardown_appcontext``)."""
     if "_" in word:
         parts = [part for part in word.split("_") if part]
-        return " ".join([p for p in parts if len(p) >= 3 and p not in STOP_WORDS] or parts)
+        joined = "".join(parts)
+        return " ".join(dict.fromkeys([joined, stem(joined), *(p for p in parts if len(p) >= 3 and p not in STOP_WORDS)]))
     variants = [word, stem(word)]
     if len(word) >= 7:
         variants.append(word[:-2])
