@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from docshelf.search.typos import (
-    corrected_query, edits, english_words, holds_identifier, holds_word, identifiers, probe_text, typed_names,
+    corrected_query, edits, english_words, holds_identifier, holds_word, identifiers, in_message, probe_text,
+    typed_names,
 )
 
 
@@ -89,3 +90,11 @@ def test_snake_case_identifiers_are_read_whole():
 )
 def test_holds_identifier_whole_or_as_the_docs_spell_it(texts, ident, held):
     assert holds_identifier(texts, ident) is held
+
+
+def test_a_pasted_message_is_told_from_a_question_naming_an_identifier():
+    # a message's or a line of code's names may be the reader's own, a question's are asked about
+    assert in_message("ValidationError: ship_date must be greater than order_date")
+    assert in_message("Spider-Boy without team: squad_id=2 team=None") and in_message("pass_many=True")
+    assert not in_message("how to implement soft delete with a deleted_at column")
+    assert not in_message("how does app.teardown_appcontext work") and not in_message("sqlmodel_update")

@@ -31,6 +31,7 @@ for this (never corrected); ordinary English words are not (a paraphrase's own w
 So are snake_case identifiers (``deleted_at``, ``response_model``), which the full-text index
 splits into their parts: one is absent when no chunk holds it whole and none holds an
 identifier one or two edits from it (a typo of a real name is not absent, and never corrected).
+Not in a pasted message or line of code (``in_message``), where they may be the reader's own.
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ from ..analysis import searchable_text
 from ..models import Chunk
 from ..protocols import Store
 from ..stores.lexical import MAX_TOKEN_CHARS, STOP_WORDS, stem, words
+from .phrase import looks_pasted
 
 
 @dataclass(frozen=True)
@@ -99,7 +101,7 @@ def check_words(
     texts: str | None = None  # the candidates' lowered embed_text, NUL-separated (no word holds a NUL)
     checks: list[str] = []
     names = typed_names(query)
-    idents = identifiers(query)
+    idents = identifiers(query) if not in_message(query) else []
     # words first, identifiers with the checks left: a query's typo corrections (and so its
     # ranking) are what they were before identifiers were probed
     for word in dict.fromkeys(words(query) + idents):
@@ -288,6 +290,19 @@ def identifiers(query: str) -> list[str]:
     return list(dict.fromkeys(
         p for p in found if "_" in p and p[0].isalpha() and not p.isdigit() and len(p) <= MAX_TOKEN_CHARS
     ))
+
+
+_NAMED = re.compile(r"[\w.]*_[\w.]*")
+
+
+def in_message(query: str) -> bool:
+    """Whether the query is a pasted message or line of code (``looks_pasted`` once its
+    identifiers are left out: ``=``, ``:``, quotes, brackets), whose identifiers may be the
+    reader's own (``ValidationError: ship_date must be greater than order_date``): a name no
+    page holds is then no sign the page that explains the message is missing. Measured on the
+    training sets' pasted messages with their names changed to a reader's (benchmarks/README.md,
+    "Confidence labels an agent can act on")."""
+    return looks_pasted(_NAMED.sub(" ", query))
 
 
 def _fold_ascii(text: str) -> str:
