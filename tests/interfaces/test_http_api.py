@@ -168,6 +168,22 @@ def test_a_body_that_is_not_json_is_named_as_the_body(client):
     assert error["message"] == "body: not valid JSON (Expecting value at character 0)"
 
 
+def test_a_json_body_sent_without_its_content_type_is_explained(client):
+    """``curl -d '{…}'`` sends a form content type: say which header is missing, not 'valid dictionary'."""
+    r = client.post("/search", content=b'{"query": "pip"}', headers={"Content-Type": "application/x-www-form-urlencoded"})
+    error = r.json()["error"]
+    assert (r.status_code, error["field"]) == (422, "body")
+    assert error["message"] == "body: send a JSON object with the header Content-Type: application/json"
+
+
+def test_a_wrong_method_or_route_says_what_is_served(client):
+    r = client.get("/search", params={"query": "pip"})
+    assert (r.status_code, r.json()["error"]["message"], r.headers["allow"]) == (
+        405, "GET /search is not served: /search takes POST (see the OpenAPI description at /docs)", "POST")
+    r = client.get("/serch")
+    assert (r.status_code, r.json()["error"]["message"]) == (404, "no route GET /serch (the routes are described at /docs)")
+
+
 def test_ingest_validation_names_the_field(client):
     r = client.post("/ingest/upsert", headers=AUTH, json={"records": [
         {"id": "x", "content": "t", "metadata": {"owners": {"a": 1}}}]})

@@ -113,3 +113,28 @@ def test_dates_line_ranges_and_paging_follow_the_request_rules(tmp_path: Path) -
             assert json.dumps(schema).count("START-END") == 1
 
     anyio.run(main)
+
+
+def test_unknown_or_mistyped_arguments_are_refused_in_plain_words(tmp_path: Path) -> None:
+    """An argument the tool does not have is refused, not ignored: a misspelt filter must not search unfiltered."""
+    root = tmp_path / "docs"
+    write(root, "a.md", "# A\n\nalpha notes")
+
+    async def main() -> None:
+        async with serving(tmp_path, [root], documents=1) as c:
+            # The HTTP body's name for the filter (collections) is not the tool's (collection).
+            message = await error(c, "search_docs", query="alpha", collections=["nope"])
+            assert message.startswith("unknown argument 'collections' (did you mean 'collection'?); "), message
+            assert "query, k, mode, collection, doc_type" in message
+            assert (await error(c, "list_collections", bogus=1)).startswith(
+                "unknown argument 'bogus'; list_collections takes no arguments")
+            # Wrong types and bounds read like the request models' messages, not a pydantic dump.
+            assert await error(c, "search_docs", query="alpha", collection="nope") == (
+                "collection: input should be a valid list, got 'nope'")
+            assert await error(c, "search_docs") == "query: is required"
+            assert await error(c, "read_neighbors", chunk_id="x", before=-1) == "before: must be between 0 and 20, got -1"
+            for text in [await error(c, "search_docs", query=12), await error(c, "search_docs", query="a", mode="bogus")]:
+                assert "pydantic" not in text and "validation error" not in text, text
+            assert len((await ok(c, "search_docs", query="alpha", collection=["default"]))["hits"]) == 1
+
+    anyio.run(main)

@@ -62,3 +62,17 @@ def test_settings_args_are_what_the_thin_client_fingerprints():
     args = ["search", "q", "--model", "fake", "-vv", "--index-dir=/i", "--json"]
     assert settings_args_of(args) == parse_search(args).settings_args == ["--model", "fake", "--index-dir=/i"]
     assert settings_args_of(["--version"]) is None
+
+
+def test_every_option_help_is_printed_as_written():
+    """Typer renders help as Rich markup: a bracketed word such as ``[[wiki links]]`` would vanish."""
+    from typer.testing import CliRunner
+
+    root = get_command(app)
+    runner = CliRunner()
+    for name, command in root.commands.items():
+        out = runner.invoke(app, [name, "--help"], env={"COLUMNS": "500", "TERMINAL_WIDTH": "500"}).output
+        flat = " ".join(out.replace("│", " ").split())
+        for param in command.params:
+            help_text = " ".join((getattr(param, "help", None) or "").split())
+            assert help_text in flat, (name, param.name, help_text)

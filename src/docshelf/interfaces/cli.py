@@ -91,7 +91,7 @@ def search(
     glob: Annotated[Optional[str], typer.Option("--glob", help="Only paths matching this gitignore-style glob (e.g. docs/**/*.md).")] = None,
     date_from: Annotated[Optional[str], typer.Option("--from", help="Dated on or after this day (ISO 8601: YYYY-MM-DD or a date-time).")] = None,
     date_to: Annotated[Optional[str], typer.Option("--to", help="Dated on or before this day (ISO 8601: YYYY-MM-DD or a date-time).")] = None,
-    linked_to: Annotated[Optional[list[str]], typer.Option("--linked-to", help="Only notes linking to this note ([[wiki links]]).")] = None,
+    linked_to: Annotated[Optional[list[str]], typer.Option("--linked-to", help="Only notes that link to this note with a wiki link (Obsidian style).")] = None,
     min_score: Annotated[float, typer.Option("--min-score", help="Drop hits below this score (0-1).")] = 0.0,
     as_json: Annotated[bool, typer.Option("--json", help="Print hits as JSON.")] = False,
 ) -> None:

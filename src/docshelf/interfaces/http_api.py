@@ -119,6 +119,9 @@ def validation_message(errors: list[dict[str, Any]]) -> tuple[str, str]:
         msg = "is required"
     elif kind == "extra_forbidden":
         msg = "is not a known field"
+    elif not field and isinstance(error.get("input"), bytes | str):
+        # The body arrived unparsed: sent without the JSON content type (``curl -d`` sends a form's).
+        return "body", "body: send a JSON object with the header Content-Type: application/json"
     elif kind == "json_invalid":  # its location is the offending character, not a field
         at = f" at character {loc[-1]}" if loc and loc[-1].isdigit() else ""
         return "body", f"body: not valid JSON ({(error.get('ctx') or {}).get('error', msg)}{at})"
@@ -239,8 +242,14 @@ def create_app(
         return error_response(422, "InvalidRequest", message, field or None)
 
     @app.exception_handler(StarletteHTTPException)
-    async def _http(_request: Request, exc: StarletteHTTPException) -> JSONResponse:
-        return error_response(exc.status_code, "HTTPError", str(exc.detail))
+    async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        message, path = str(exc.detail), request.url.path
+        allow = (exc.headers or {}).get("Allow") or (exc.headers or {}).get("allow")
+        if exc.status_code == 405 and allow:
+            message = f"{request.method} {path} is not served: {path} takes {allow} (see the OpenAPI description at /docs)"
+        elif exc.status_code == 404 and message == "Not Found":
+            message = f"no route {request.method} {path} (the routes are described at /docs)"
+        return error_response(exc.status_code, "HTTPError", message, headers=exc.headers)
 
     @app.exception_handler(Exception)
     async def _unexpected(_request: Request, exc: Exception) -> JSONResponse:
@@ -264,7 +273,7 @@ def create_app(
     # -- reading ------------------------------------------------------------------------
     @app.post("/search", response_model=SearchOut, dependencies=Read, tags=["search"])
     def search(request: SearchRequest) -> Any:
-        """Search the index (same parameters and hit fields as the MCP search_docs tool)."""
+        """Search the index: the search request's fields (the MCP tool names collections, doc_types and tags_any collection, doc_type and tags); the same hit fields."""
         result = runtime.search(request)  # as the MCP tool: bounded waits, and a note on what is still going on
         urls = service().hit_urls(result.hits)
         return SearchOut(query=result.query, mode=result.mode, confidence=result.confidence, note=result.note,

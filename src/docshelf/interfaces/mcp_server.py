@@ -8,6 +8,7 @@ the SDK runs in worker threads, so no search or read blocks the event loop. A
 says what went wrong and what to do next.
 """
 
+import difflib
 import functools
 import inspect
 import logging
@@ -20,14 +21,14 @@ from urllib.parse import quote
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp_types import ToolAnnotations
-from pydantic import Field
+from mcp_types import CallToolResult, TextContent, ToolAnnotations
+from pydantic import Field, ValidationError
 
 from ..config import SearchPreset, Settings
 from ..errors import DocshelfError
 from ..live.runtime import ServerRuntime
 from ..models import Hit, doc_id
-from ..requests import MAX_TEXT_CHARS, DocumentListRequest, DocumentRequest, SearchRequest
+from ..requests import MAX_TEXT_CHARS, DocumentListRequest, DocumentRequest, SearchRequest, invalid_request
 from .mcp_models import (
     CollectionOut,
     CollectionsOut,
@@ -75,6 +76,33 @@ def _tool_errors(fn: _F) -> _F:
 
 
 tool_errors = _tool_errors  # for the profile tools (mcp_profiles.py)
+
+def argument_problem(server: MCPServer, name: Any, arguments: Any) -> Optional[str]:
+    """Why a tools/call's arguments cannot be used, in the request models' words; None when they can.
+
+    The SDK ignores an argument the tool does not have, so a misspelt filter (``collections``
+    for ``collection``) would search unfiltered and the agent would trust it; and its type
+    errors are pydantic dumps. Unknown tools and non-object arguments are left to the SDK.
+    """
+    tool = server._tool_manager.get_tool(name) if isinstance(name, str) else None
+    if tool is None or not isinstance(arguments, dict):
+        return None
+    known = list((tool.parameters or {}).get("properties", {}))
+    unknown = [a for a in arguments if a not in known]
+    if unknown:
+        parts = []
+        for a in unknown:
+            close = difflib.get_close_matches(str(a), known, n=1, cutoff=0.6)
+            parts.append(f"'{a}'" + (f" (did you mean '{close[0]}'?)" if close else ""))
+        takes = f"its arguments are: {', '.join(known)}" if known else f"{tool.name} takes no arguments"
+        return f"unknown argument{'s' if len(unknown) > 1 else ''} {', '.join(parts)}; {takes}"
+    meta = tool.fn_metadata
+    try:
+        meta.arg_model.model_validate(meta.pre_parse_json(arguments))
+    except ValidationError as exc:
+        return str(invalid_request(exc, meta.arg_model))
+    return None
+
 
 _SCHEMA_BOUNDS = {"ge": "minimum", "le": "maximum", "min_length": "minLength", "max_length": "maxLength"}
 
@@ -143,8 +171,20 @@ def build_server(runtime: ServerRuntime, *, response_chars: int = DEFAULT_RESPON
             runtime.start()
         return result
 
+    async def check_arguments(ctx: Any, call_next: Any) -> Any:
+        params = ctx.params if ctx.method == "tools/call" and isinstance(ctx.params, dict) else None
+        try:
+            problem = argument_problem(server, params.get("name"), params.get("arguments") or {}) if params else None
+        except Exception:  # noqa: BLE001 - a check that fails must not fail the call: the SDK validates too
+            log.exception("checking a tool call's arguments failed")
+            problem = None
+        if problem:
+            return CallToolResult(content=[TextContent(type="text", text=f"Error executing tool {params['name']}: {problem}")],
+                                  is_error=True)
+        return await call_next(ctx)
+
     server: MCPServer = MCPServer(name="docshelf", version=ver, instructions=INSTRUCTIONS, lifespan=lifespan,
-                                  middleware=[start_after_handshake])
+                                  middleware=[start_after_handshake, check_arguments])
     svc = runtime.service
 
     def hit_out(rank: int, hit: Hit) -> SearchHitOut:
