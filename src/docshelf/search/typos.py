@@ -63,8 +63,9 @@ class TypoParams:
     long_word: int = 10  # from this many letters on, two edits are allowed
     weight: float = 0.8  # a corrected term's BM25 counts this much of an exact term's
     # chunks an identifier's probe reads: its parts are common words (``create``, ``all``), so the
-    # chunks holding it whole rank anywhere among theirs (20 called 4-32 % of one-letter typos of
-    # the training sets' identifiers absent; benchmarks/README.md, "Confidence labels")
+    # chunks holding it rank anywhere among theirs (a top 20 on the parts alone called 34 of 496
+    # one-letter typos of the training sets' identifiers absent, this with the joined form 3:
+    # benchmarks/identifier_absence.py)
     identifier_probe: int = 100
 
 
@@ -288,7 +289,7 @@ def identifiers(query: str) -> list[str]:
     path's snake_case parts count (``app.teardown_appcontext``); its other parts are words."""
     found = (part.strip("_") for part in re.findall(r"\w+", _fold_ascii(query)))
     return list(dict.fromkeys(
-        p for p in found if "_" in p and p[0].isalpha() and not p.isdigit() and len(p) <= MAX_TOKEN_CHARS
+        p for p in found if "_" in p and p[0].isalpha() and len(p) <= MAX_TOKEN_CHARS
     ))
 
 
@@ -398,5 +399,5 @@ def corrected_query(query: str, fixes: dict[str, str]) -> str:
 
 __all__ = [
     "ProbeMemo", "ProbeSearch", "TypoParams", "WordCheck", "check_words", "correct", "corrected_query", "edits",
-    "english_words", "holds_identifier", "holds_word", "identifiers", "is_english", "typed_names",
+    "english_words", "holds_identifier", "holds_word", "identifiers", "in_message", "is_english", "typed_names",
 ]
