@@ -104,7 +104,28 @@ def source_lines(record: DocumentRecord) -> tuple[list[str] | None, str]:
     except ParseError:
         return None, f"{record.path} no longer reads as text"
     lines = text.split("\n")
-    return (lines[:-1] if lines and lines[-1] == "" and len(lines) > 1 else lines), ""
+    lines = lines[:-1] if lines and lines[-1] == "" and len(lines) > 1 else lines
+    if record.format == "html":
+        return reading_lines(path, data, len(lines)), ""
+    return lines, ""
+
+
+def reading_lines(path: Path, data: bytes, count: int) -> list[str]:
+    """An HTML page's lines as a reader sees them: each block's text on the source lines it was
+    parsed from, markup and site chrome blank. Citations number an HTML page's source lines, so
+    the lines a hit cites hold its text, not the tags around it."""
+    from .pipeline.parsers.html import HtmlParser
+
+    out = [""] * count
+    for block in HtmlParser().parse(path, data).blocks:
+        if block.start_line is None:
+            continue
+        last = min(block.end_line or block.start_line, count)
+        for i, line in enumerate(block.text.split("\n")):
+            at = min(block.start_line + i, last) - 1
+            if 0 <= at < count:
+                out[at] = f"{out[at]}\n{line}" if out[at] else line
+    return out
 
 
 def cut_lines(
@@ -121,7 +142,10 @@ def cut_lines(
         where = "the requested section or page" if scoped else record.path
         raise NotFound(f"{where} has text on lines {lo}-{hi}; lines {lines[0]}-{lines[1]} hold none")
     held = [c for c in numbered if not (c.end_line < start or c.start_line > end)]  # type: ignore[operator]
-    return "\n".join(source[start - 1 : end]), start, end, held
+    text = "\n".join(source[start - 1 : end])
+    if record.format == "html":  # reading lines: the blank lines that held markup are squeezed
+        text = re.sub(r"\n{3,}", "\n\n", text).strip("\n")
+    return text, start, end, held
 
 
 def select(
@@ -192,4 +216,4 @@ def resolve_note(records: Sequence[DocumentRecord], name: str) -> DocumentRecord
     raise NotFound(f"no note named {name!r}; search_docs or list_documents shows the indexed paths")
 
 
-__all__ = ["cut_lines", "heading_key", "reassemble", "resolve_note", "sections", "select", "select_lines", "source_lines"]
+__all__ = ["cut_lines", "reading_lines", "heading_key", "reassemble", "resolve_note", "sections", "select", "select_lines", "source_lines"]

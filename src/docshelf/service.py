@@ -242,6 +242,19 @@ class Docshelf:
                 known.append(p)
         return known
 
+    def live_roots(self, paths: Sequence[Path] = ()) -> list[Path]:
+        """What a server or ``watch`` indexes and watches: the known roots and ``paths``, outermost only.
+
+        A path inside another root's folder is part of that root (watched twice, its files
+        would be indexed twice); ``index`` then folds it in, or takes an inner known root over.
+        """
+        roots = list(self.roots)
+        for p in paths:
+            resolved = Path(p).expanduser().resolve()
+            if resolved not in roots:
+                roots.append(resolved)
+        return _outermost(roots)
+
     # -- writing ----------------------------------------------------------------------------
     @contextmanager
     def writer(self, timeout: float = 0) -> Iterator[None]:
@@ -301,11 +314,13 @@ class Docshelf:
 
         warnings: list[str] = []
         known = self.roots
+        requested: list[Path] = []  # what --force re-embeds: a path inside a root is only that path
         if paths:
-            roots = [Path(p).expanduser().resolve() for p in paths]
+            roots = requested = [Path(p).expanduser().resolve() for p in paths]
             for root in roots:
                 if not root.exists():
                     raise ConfigError(f"{root} does not exist")
+            roots = _fold_into_known(roots, known, warnings)
         elif not known:
             raise ConfigError("no folders to index: pass a PATH (`docshelf index ~/docs`) or set `roots` in the config")
         else:
@@ -317,6 +332,7 @@ class Docshelf:
                 warnings.append(f"the index is rebuilt for {self.embedder.model_id}, so the other known roots are "
                                 f"re-indexed too: {', '.join(map(str, others))}")
             roots += others
+        roots = _outermost(roots)  # a root inside another one is part of it (see `inner` below)
         indexer = Indexer(self.settings, self.store, self.embedder, self.registry, self.chunker)
         if dry_run or not roots:
             report = indexer.run(roots, force=force, dry_run=True, progress=progress) if roots else IndexReport()
@@ -327,9 +343,9 @@ class Docshelf:
             if rebuild:
                 self.store.reset()
             elif force:  # re-embed these roots from scratch; the other roots stay as they are
-                keys = [str(r) for r in roots]  # a file root: that file only
+                wanted = requested or roots  # a file root, or a path inside a root: that path only
                 self.store.delete_documents(
-                    [(r.root, r.path) for r in self.store.records() if any(_from_root(r, k) for k in keys)])
+                    [(r.root, r.path) for r in self.store.records() if any(_under(r, w) for w in wanted)])
             manifest = {**previous, **self._identity(), "roots": list(previous.get("roots", []))}
             manifest.setdefault("created_at", time.time())
             new_keys = []
@@ -340,7 +356,23 @@ class Docshelf:
                     new_keys.append(key)
             if manifest != previous:  # a new root is known before its first file is written
                 self.store.write_manifest(manifest)
-            report = indexer.run(roots, force=force, progress=progress)
+            # A path folded into its root was deleted above: a plain run re-embeds it, not the whole root.
+            folded = force and not rebuild and set(requested) != set(roots)
+            report = indexer.run(roots, force=force and not folded, progress=progress)
+            # A known root inside a new folder root: its files were just indexed again under the
+            # new root (reusing their vectors), so the inner root's copies and the root itself go.
+            inner = {k: outer for k in manifest["roots"] for outer in roots
+                     if Path(k) != outer and outer.is_dir() and Path(k).is_relative_to(outer)}
+            if inner:
+                # The inner root's own copies only: the outer root's record of a file root's file
+                # matches that file root too (``_from_root``), and stays.
+                self.store.delete_documents([(r.root, r.path) for r in self.store.records()
+                                             if any(_from_root(r, k) and r.root != str(o) for k, o in inner.items())])
+                manifest["roots"] = [k for k in manifest["roots"] if k not in inner]
+                for k, outer in inner.items():
+                    manifest.get("skipped", {}).pop(k, None)
+                    warnings.append(f"the known root {k} is inside {outer}: its documents are now indexed as part of "
+                                    f"{outer}, and it is no longer a root of its own")
             if report.added or report.updated or report.removed or force:
                 runs = int(previous.get("runs_since_optimize", 0)) + 1
                 if force or runs >= OPTIMIZE_EVERY_RUNS or _changed_share(report) >= OPTIMIZE_SHARE:
@@ -692,6 +724,8 @@ class Docshelf:
         """A note (see ``find_note``) with its text, frontmatter, outgoing links and backlinks."""
         from .notes import NoteIndex
 
+        if not name.strip():  # not "no note named ''": the agent left the argument blank
+            raise InvalidRequest("path", "is empty; pass a note's path, file name, wiki link, title or alias")
         records = self.store.records()
         record = resolve_note(records, name)
         index = NoteIndex(records)
@@ -794,6 +828,35 @@ def _existing(roots: Sequence[Path], warnings: list[str]) -> list[Path]:
 def _from_root(record: DocumentRecord, root: str) -> bool:
     """Whether a document was indexed from ``root`` (a folder, or a single file)."""
     return record.root == root or str(Path(record.root) / record.path) == root
+
+
+def _under(record: DocumentRecord, path: Path) -> bool:
+    """Whether a document is ``path`` or lies under it (``path`` a root, a file or a folder in a root)."""
+    return _from_root(record, str(path)) or Path(record.root, record.path).is_relative_to(path)
+
+
+def _outermost(roots: Sequence[Path]) -> list[Path]:
+    """``roots`` without those that lie inside another one's folder."""
+    return [r for r in roots if not any(o != r and o.is_dir() and r.is_relative_to(o) for o in roots)]
+
+
+def _fold_into_known(paths: list[Path], known: Sequence[Path], warnings: list[str]) -> list[Path]:
+    """``paths`` with each one that lies inside a known folder root replaced by that root.
+
+    Indexing ``docs/ref/cli.md`` when ``docs`` is known re-indexes it as ``docs``'s
+    ``ref/cli.md`` (an unchanged tree costs a walk); as a root of its own the file would be
+    indexed twice, under two paths.
+    """
+    folded = []
+    for path in paths:
+        outer = [k for k in known if k != path and path.is_relative_to(k) and k.is_dir()]
+        if outer:
+            root = min(outer, key=lambda k: len(k.parts))
+            warnings.append(f"{path} is inside the known root {root}: indexed as part of it, not as a root of its own")
+            path = root
+        if path not in folded:
+            folded.append(path)
+    return folded
 
 
 def _nothing_indexed(root: Path) -> str:

@@ -136,5 +136,7 @@ def test_unknown_or_mistyped_arguments_are_refused_in_plain_words(tmp_path: Path
             for text in [await error(c, "search_docs", query=12), await error(c, "search_docs", query="a", mode="bogus")]:
                 assert "pydantic" not in text and "validation error" not in text, text
             assert len((await ok(c, "search_docs", query="alpha", collection=["default"]))["hits"]) == 1
+            assert await error(c, "get_note", path=" ") == (
+                "path: is empty; pass a note's path, file name, wiki link, title or alias")
 
     anyio.run(main)

@@ -92,6 +92,21 @@ def test_load_docset_rejects_bad_questions_with_the_line_number(tmp_path, row, m
     assert message in str(err.value)
 
 
+def test_an_html_gold_heading_is_read_as_the_page_shows_it(tmp_path):
+    root = tmp_path / "s"
+    (root / "docs").mkdir(parents=True)
+    (root / "docs" / "faq.html").write_text(
+        "<html><body><main>\n<h1>FAQ</h1>\n<h2>Why is <code>sleep()</code> blocking?<a class=\"headerlink\">¶</a></h2>\n"
+        "<p>It holds the loop.</p>\n</main></body></html>\n")
+    row = {"query": "q", "kind": "howto", "path": "faq.html", "heading": "Why is sleep() blocking?",
+           "start_line": 3, "end_line": 4}
+    (root / "questions.jsonl").write_text(json.dumps(row) + "\n")
+    assert load_docset(root).questions[0].heading == "Why is sleep() blocking?"
+    (root / "questions.jsonl").write_text(json.dumps({**row, "start_line": 2}) + "\n")
+    with pytest.raises(ConfigError, match="line 2 of faq.html should hold the heading"):
+        load_docset(root)
+
+
 SHIPPED_SETS = sorted(p for p in SET_A.parent.iterdir() if (p / "questions.jsonl").is_file())
 
 
@@ -105,8 +120,8 @@ def test_every_shipped_set_is_valid_and_covers_every_kind(root):
     assert (root / "SOURCE.md").is_file() and list(root.glob("LICENSE*"))
 
 
-def test_the_seven_sets_are_shipped():
-    names = ["click", "coverage", "marshmallow", "pytest", "sqlmodel", "starlette", "werkzeug"]
+def test_the_eight_sets_are_shipped():
+    names = ["click", "coverage", "marshmallow", "pytest", "sqlmodel", "starlette", "tornado", "werkzeug"]
     assert [p.name for p in SHIPPED_SETS] == names
 
 

@@ -235,3 +235,49 @@ def test_the_orphan_check_reads_the_tables_only_after_a_write_that_did_not_compl
             shelf.index([docs])
     assert store.orphan_documents() == [(str(docs.resolve()), "b.md")]
     assert scans == [1]
+
+
+def test_a_file_or_folder_inside_a_known_root_is_indexed_as_part_of_it(write, tmp_path, shelf):
+    """Not as a second root: that indexed the same file twice, under two paths, and counted it twice."""
+    docs = tmp_path / "docs"
+    write(docs, "a.md", "# A\n\nthe axolotl guide")
+    page = write(docs, "ref/cli.md", "# CLI\n\nthe narwhal command")
+    shelf.index([docs])
+    page.write_text("# CLI\n\nthe narwhal command, revised for the wombat")
+    for inner in (page, docs / "ref"):
+        report = shelf.index([inner])
+        assert shelf.roots == [docs.resolve()]
+        assert f"{inner.resolve()} is inside the known root {docs.resolve()}" in " ".join(report.warnings)
+    assert sorted((r.root, r.path) for r in shelf.store.records()) == [
+        (str(docs.resolve()), "a.md"), (str(docs.resolve()), "ref/cli.md")]
+    assert paths_found(shelf, "wombat") == {"ref/cli.md"}
+    assert [(i.path, i.documents) for i in shelf.root_infos()] == [(str(docs.resolve()), 2)]
+    # --force on a file inside the root re-embeds that file only.
+    forced = shelf.index([page], force=True)
+    assert (forced.added + forced.updated, forced.chunks_embedded, forced.unchanged) == (["ref/cli.md"], 1, 1)
+
+
+def test_a_folder_holding_a_known_root_takes_its_documents_over(write, tmp_path, shelf):
+    docs = tmp_path / "docs"
+    write(docs, "a.md", "# A\n\nthe axolotl guide")
+    write(docs, "ref/cli.md", "# CLI\n\nthe narwhal command")
+    todo = write(docs, "notes/todo.md", "# Todo\n\nfeed the quokka")
+    shelf.index([docs / "ref"])
+    shelf.index([todo])  # a file root
+    report = shelf.index([docs])
+    assert shelf.roots == [docs.resolve()]
+    for inner in (docs / "ref", todo):
+        assert f"the known root {inner.resolve()} is inside {docs.resolve()}" in " ".join(report.warnings)
+    assert report.chunks_embedded == 1  # a.md; the inner roots' files keep their vectors
+    assert sorted((r.root, r.path) for r in shelf.store.records()) == [
+        (str(docs.resolve()), "a.md"), (str(docs.resolve()), "notes/todo.md"), (str(docs.resolve()), "ref/cli.md")]
+    assert paths_found(shelf, "narwhal") == {"ref/cli.md"}
+    assert paths_found(shelf, "quokka") == {"notes/todo.md"}
+    assert shelf.index().unchanged == 3
+
+
+def test_servers_and_watch_watch_only_the_outermost_roots(write, tmp_path, shelf):
+    docs = tmp_path / "docs"
+    page = write(docs, "ref/cli.md", "# CLI\n\nthe narwhal command")
+    shelf.index([docs])
+    assert shelf.live_roots([page, docs / "ref", tmp_path / "other"]) == [docs.resolve(), (tmp_path / "other").resolve()]

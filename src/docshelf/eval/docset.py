@@ -80,11 +80,23 @@ def _question(row: object, where: str, docs_dir: Path) -> Question:
     if not file.is_file():
         raise ConfigError(f"{where}: gold path {path!r} is not a file under {docs_dir}")
     lines = file.read_text(encoding="utf-8").splitlines()
-    if end > len(lines) or heading.strip() not in lines[start - 1]:
+    if end > len(lines) or not _holds_heading(file, lines, start, heading.strip()):
         raise ConfigError(
             f"{where}: line {start} of {path} should hold the heading {heading!r} and the section end within the file"
         )
     return Question(qid, query, kind, path, heading, start, end)
+
+
+def _holds_heading(file: Path, lines: list[str], start: int, heading: str) -> bool:
+    """Whether line ``start`` holds the heading: as written, or on an HTML page as a reader
+    reads that line (``<h2>Why <code>x</code>?</h2>`` holds "Why x?")."""
+    if heading in lines[start - 1]:
+        return True
+    if file.suffix.lower() not in (".html", ".htm"):
+        return False
+    from ..documents import reading_lines
+
+    return heading in reading_lines(file, file.read_bytes(), len(lines))[start - 1]
 
 
 def load_docset(root: Path) -> DocSet:

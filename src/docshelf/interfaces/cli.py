@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import logging
 import sys
+from collections import Counter
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -67,8 +68,18 @@ def index(
             f"{len(report.removed)} removed{failed}; {report.chunks_embedded} chunks embedded in {report.seconds:.1f}s."
         )
         print_failures(report.failed)
+        print_skips(report.skipped)
     if strict and report.failed:
         raise SystemExit(1)
+
+
+def print_skips(skipped: dict[str, str]) -> None:
+    """How many paths were skipped, by reason (a built site's machinery, unsupported formats…)."""
+    if not skipped:
+        return
+    reasons = Counter(why.split(" (")[0] for why in skipped.values())
+    by_reason = ", ".join(f"{n} {why}" for why, n in reasons.most_common())
+    out.print(f"Skipped {len(skipped)}: {escape(by_reason)} (`docshelf status` lists each with its reason).")
 
 
 def print_failures(failed: dict[str, str]) -> None:

@@ -36,11 +36,7 @@ def watch(
             raise ConfigError(f"{p} does not exist")
     setup_logging(max(verbosity(), 1), config.log_file)  # INFO on stderr: each update is one line
     shelf = _service(create=True)
-    roots = list(shelf.roots)
-    for p in paths or []:
-        resolved = p.expanduser().resolve()
-        if resolved not in roots:
-            roots.append(resolved)
+    roots = shelf.live_roots(paths or [])
     if not roots:
         raise ConfigError("no folders to watch: pass a PATH (`docshelf watch ~/docs`) or set `roots` in the config")
     loop = WriterLoop(shelf, roots, watch=True, poll=poll)

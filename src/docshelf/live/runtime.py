@@ -110,10 +110,7 @@ class ServerRuntime:
             self.empty_at_start = service.store.count_chunks() == 0
             self._service = service
             threading.Thread(target=self._load_model, name="docshelf-model", daemon=True).start()
-            roots = list(service.roots)
-            for r in self.roots:
-                if r not in roots:
-                    roots.append(r)
+            roots = service.live_roots(self.roots)
             from .writer import WriterLoop
 
             self.writer = WriterLoop(

@@ -21,6 +21,7 @@ from pathspec import GitIgnoreSpec
 
 from ..errors import SourceError
 from ..models import SourceFile
+from .built_site import BuiltSites
 from .obsidian import template_folders
 from .parsers import SNIFF_BYTES, ParserRegistry
 
@@ -179,6 +180,7 @@ class _Walker:
         self.skip = {Path(p).expanduser().resolve() for p in skip}
         self._skip_strings = {str(p) for p in self.skip}  # compared with DirEntry.path, no Path per entry
         self._suffixes = frozenset(registry.suffixes)
+        self.sites = BuiltSites()
 
     def consider(self, root: Path, rel: str, entry: os.DirEntry | None = None) -> None:
         """Add ``root/rel`` (a regular file or a link to one) unless size or format rule it out.
@@ -214,6 +216,8 @@ class _Walker:
                 self.result.skip(root, prefix or ".", f"unreadable ({exc.strerror or exc})")
                 continue
             chain = rules.specs_for(prefix)  # this folder's ignore files, looked up once
+            # A built site's own indexes and copies of its pages (built_site.py), when this folder is one's root.
+            site = self.sites.in_folder(root / prefix, [e.name for e in entries]) if rules.default_excludes else {}
             subdirs = []
             for entry in entries:
                 name = entry.name
@@ -231,6 +235,9 @@ class _Walker:
                 if not is_dir and name in IGNORE_FILES:
                     continue
                 if rules.ignored_in(chain, rel, name, is_dir=is_dir) or entry.path in self._skip_strings:
+                    continue
+                if name in site:
+                    self.result.skip(root, rel + "/" if is_dir else rel, site[name])
                     continue
                 if is_link:
                     try:

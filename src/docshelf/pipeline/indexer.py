@@ -215,6 +215,10 @@ class Indexer:
             path = root / rel
             if path.resolve() in walker.skip or any(p in path.resolve().parents for p in walker.skip):
                 return
+            why = None if explicit else walker.sites.reason(root, rel)
+            if why is not None:
+                found.skip(root, rel + "/" if path.is_dir() else rel, why)
+                return
             if path.is_dir() and not path.is_symlink():
                 if not explicit and not rules.is_ignored(rel, is_dir=True):
                     walker.walk(root, rules, start=rel)

@@ -133,3 +133,15 @@ class HeadingStack:
     @property
     def path(self) -> tuple[str, ...]:
         return tuple(title for _, title in self._stack)
+
+    @property
+    def level(self) -> int:
+        """The innermost heading's level (0 above the first heading)."""
+        return self._stack[-1][0] if self._stack else 0
+
+    def mark(self) -> list[tuple[int, str]]:
+        """The chain as it is now, for ``restore`` once a nested scope (an API entry) ends."""
+        return list(self._stack)
+
+    def restore(self, mark: list[tuple[int, str]]) -> None:
+        self._stack = list(mark)

@@ -2,7 +2,13 @@
 
 Documentation sites wrap every page in the same navigation, header and footer;
 indexing those would make every page match every query, so they are dropped
-before any text is read. ``<main>``/``<article>`` is preferred when present.
+before any text is read. The content is the element a site builder marks as the page's
+own (``role="main"``, ``<main>``, one ``<article>``, Sphinx's ``div.body``, MkDocs'
+``div.md-content``). Inside it, a builder's permalink marks (``¶``), ``[source]`` links and
+"edit this page" buttons are dropped; an API entry (a Sphinx ``dl.py.method`` and the like)
+becomes a heading named by its object, so a hit on one method cites that method; and a
+page built by Sphinx or MkDocs is titled without the site's suffix ("… — Project 6.2
+documentation").
 """
 
 from __future__ import annotations
@@ -44,6 +50,21 @@ _VOID = frozenset({
 DROP_TAGS = ("script", "style", "noscript", "nav", "footer", "aside", "form", "svg",
              "iframe", "template", "button")
 DROP_ROLES = ("navigation", "banner", "contentinfo", "search")
+DROP_SELECTORS = (
+    "a.headerlink",  # Sphinx/MkDocs permalink marks (¶) in headings and API entries
+    ".viewcode-link",  # Sphinx "[source]" beside an API entry
+    ".md-content__button",  # MkDocs Material "edit this page"
+    ".rst-footer-buttons", ".prev-next-area", ".related-pages", ".md-footer",  # Next/Previous
+    ".sphinxsidebar", "div.related",  # classic Sphinx themes
+)
+CONTENT_SELECTORS = ("[role=main]", "main", "div.body", "div.md-content", "div.rst-content")
+_API_DL = frozenset({  # Sphinx object types (the dl's class; Sphinx 4+ also marks the dt "sig")
+    "class", "function", "method", "attribute", "exception", "data", "property", "classmethod",
+    "staticmethod", "decorator", "module", "type", "macro", "member", "var", "enum", "struct",
+    "option", "envvar", "confval", "describe",
+})
+_QUALIFIED = re.compile(r"^[A-Za-z_][\w.]*$")
+_GENERATOR = re.compile(r"^(sphinx|mkdocs)", re.I)
 _HEADINGS = {"h1", "h2", "h3", "h4", "h5", "h6"}
 _PARAGRAPHS = {"p", "dt", "dd", "figcaption", "caption", "summary", "address"}
 _BLOCK_TAGS = {
@@ -100,6 +121,12 @@ def _span(node: Tag) -> tuple[int | None, int | None]:
 def _strip_boilerplate(soup: BeautifulSoup) -> None:
     for tag in soup.find_all(DROP_TAGS):
         tag.decompose()
+    for tag in soup.select(", ".join(DROP_SELECTORS)):
+        if not tag.decomposed:
+            parent = tag.parent  # a "[source]" span's link goes with it
+            tag.decompose()
+            if isinstance(parent, Tag) and parent.name == "a" and not parent.get_text(strip=True):
+                parent.decompose()
     for tag in soup.find_all(attrs={"role": True}):
         if not tag.decomposed and str(tag.get("role", "")).lower() in DROP_ROLES:
             tag.decompose()
@@ -110,14 +137,68 @@ def _strip_boilerplate(soup: BeautifulSoup) -> None:
 
 
 def _content_root(soup: BeautifulSoup) -> Tag:
-    main = soup.find("main")
-    if isinstance(main, Tag):
-        return main
+    for selector in CONTENT_SELECTORS[:2]:
+        found = soup.select_one(selector)
+        if isinstance(found, Tag):
+            return found
     articles = soup.find_all("article")
     if len(articles) == 1:
         return articles[0]
+    for selector in CONTENT_SELECTORS[2:]:
+        found = soup.select_one(selector)
+        if isinstance(found, Tag):
+            return found
     body = soup.find("body")
     return body if isinstance(body, Tag) else soup
+
+
+def built_by(soup: BeautifulSoup) -> str | None:
+    """``"sphinx"`` or ``"mkdocs"`` when the page says a site builder made it, else None."""
+    for tag in soup.find_all("meta", attrs={"name": "generator"}):
+        found = _GENERATOR.match(str(tag.get("content") or ""))
+        if found:
+            return found.group(1).lower()
+    for tag in soup.find_all("script", src=True):
+        if str(tag["src"]).endswith("documentation_options.js"):
+            return "sphinx"
+    return None
+
+
+def site_title(title: str, first_h1: str | None) -> str:
+    """A built page's title without the site's suffix ("Page — Project 6.2 documentation",
+    "Page - Site"): the page's own heading when the title starts with it, else the part before
+    the last dash."""
+    if first_h1 and title.startswith(first_h1):
+        return first_h1
+    for dash in (" \u2014 ", " \u2013 ", " - ", " | "):
+        if dash in title:
+            return title.rsplit(dash, 1)[0].strip()
+    return title
+
+
+def _image_text(node: Tag) -> str:
+    """A heading that is only a logo (Sphinx's ``<h1><img alt="Project"></h1>``) reads as its alt text."""
+    return collapse(" ".join(str(img.get("alt") or "") for img in node.find_all("img")))
+
+
+def _api_entry(dl: Tag) -> bool:
+    """A Sphinx object description: ``<dl class="py method">`` with ``<dt class="sig …">``."""
+    classes = set(dl.get("class") or ())
+    if not classes & _API_DL:
+        return False
+    return any(isinstance(dt, Tag) and (dt.get("id") or "sig" in (dt.get("class") or ()))
+               for dt in dl.find_all("dt", recursive=False))
+
+
+def _entry_name(dt: Tag) -> str:
+    """What an API entry is called: its qualified id (``pkg.mod.Class.method``) when it has one,
+    else the signature's name (``Class.method``), else the signature itself."""
+    name = "".join(t.get_text() for t in dt.select(".sig-prename, .sig-name, .descclassname, .descname"))
+    name = collapse(name)
+    ident = str(dt.get("id") or "")
+    if _QUALIFIED.match(ident) and (not name or ident.endswith(name)):
+        return ident
+    return name or " ".join(_lines(dt))
 
 
 def _meta(soup: BeautifulSoup) -> dict[str, Any]:
@@ -179,7 +260,7 @@ class _Collector:
                 continue
             self.flush()
             if name in _HEADINGS:
-                title = " ".join(_lines(child))
+                title = " ".join(_lines(child)) or _image_text(child)
                 if title:
                     level = int(name[1])
                     if level == 1 and self.first_h1 is None:
@@ -187,6 +268,8 @@ class _Collector:
                     self.add("heading", title, child, level, self.headings.push(level, title))
             elif name in _PARAGRAPHS:
                 self.add("paragraph", " ".join(_lines(child)), child)
+            elif name == "li" and child.find("pre") is not None:
+                self.walk(child)  # an item holding a code block: its paragraphs and the code, each kept whole
             elif name == "li":
                 self.add("list", self._list_item(child), child)
             elif name == "pre":
@@ -197,9 +280,30 @@ class _Collector:
                 self.add("table", "\n".join(r for r in rows if r.strip(" |")), child)
             elif name == "blockquote":
                 self.add("quote", "\n".join(_lines(child)), child)
+            elif name == "dl" and _api_entry(child):
+                self._api(child)
             else:
                 self.walk(child)
         self.flush()
+
+    def _api(self, dl: Tag) -> None:
+        """Each ``dt`` signature becomes a heading one level below the enclosing one, its
+        ``dd`` the section under it; the enclosing heading path is back once the entry ends."""
+        mark, level = self.headings.mark(), self.headings.level + 1
+        previous = None
+        for child in dl.children:
+            if not isinstance(child, Tag):
+                continue
+            if child.name == "dt":
+                title = _entry_name(child)
+                if title and previous != "dt":  # further dt's in a row: overloads of the same entry
+                    self.headings.restore(mark)
+                    self.add("heading", title, child, level, self.headings.push(level, title))
+                self.add("paragraph", " ".join(_lines(child)), child)
+            elif child.name == "dd":
+                self.walk(child)
+            previous = child.name
+        self.headings.restore(mark)
 
     @staticmethod
     def _list_item(li: Tag) -> str:
@@ -228,9 +332,12 @@ class HtmlParser:
         title_tag = soup.find("title")
         title = collapse(title_tag.get_text()) if isinstance(title_tag, Tag) else ""
         meta = _meta(soup)
+        built = built_by(soup)  # before the scripts that may say so are dropped
         _strip_boilerplate(soup)
         collector = _Collector()
         collector.walk(_content_root(soup))
+        if title and built:
+            title = site_title(title, collector.first_h1)
         title = title or collector.first_h1 or path.stem
         return ParsedDocument(title, tuple(collector.blocks), "html", meta)
 

@@ -1,0 +1,111 @@
+"""Which entries of a built documentation site are the builder's machinery, not pages.
+
+A site builder's output (Sphinx ``make html``, MkDocs ``site/``) holds, beside the pages a
+reader sees, copies and indexes of them: Sphinx's ``_sources/`` (every page again as raw
+reST), ``_modules/`` (highlighted source code), ``searchindex.js``, ``genindex.html``;
+MkDocs' ``search/search_index.json``, ``assets/``, ``404.html``. Indexed, they put every
+answer in the results twice and bury the page under an index of names. They are skipped
+only in a folder that is recognisably a builder's output root (its own marker files beside
+``.html`` pages), so a user's source tree with a ``_static/`` or ``search/`` folder is
+indexed as before; each skip is reported with its reason, never silent.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable
+from pathlib import Path
+
+_SPHINX_MARKERS = frozenset({"searchindex.js", ".buildinfo", "objects.inv"})
+_SPHINX = {
+    "_sources": "raw copies of the pages' sources",
+    "_static": "theme files and scripts",
+    "_modules": "highlighted source code pages",
+    "_images": "images",
+    "_downloads": "downloadable copies of files",
+    "searchindex.js": "the search page's index",
+    "objects.inv": "the object inventory for intersphinx",
+    ".buildinfo": "build settings",
+    "genindex.html": "the general index",
+    "search.html": "the search page",
+    "py-modindex.html": "the module index",
+}
+_SPHINX_PATTERN = re.compile(r"^(?:genindex-[^/]+|[a-z]+-modindex)\.html$")
+_MKDOCS = {
+    "search": "the search page's index",
+    "assets": "theme files and scripts",
+    "css": "theme files",
+    "js": "theme scripts",
+    "webfonts": "theme fonts",
+    "fonts": "theme fonts",
+    "404.html": "the not-found page",
+    "sitemap.xml": "the sitemap",
+    "sitemap.xml.gz": "the sitemap",
+    "objects.inv": "mkdocstrings' object inventory",
+}
+_MKDOCS_GENERATOR = re.compile(rb"<meta[^>]+name=[\"']generator[\"'][^>]+content=[\"']mkdocs", re.I)
+HEAD_BYTES = 4096
+
+
+def builder(folder: Path, names: Iterable[str]) -> str | None:
+    """``"Sphinx"`` or ``"MkDocs"`` when ``folder`` (holding ``names``) is the root of that
+    builder's HTML output, else None. Markers must sit beside at least one ``.html`` page."""
+    names = set(names)
+    if not any(n.endswith(".html") for n in names):
+        return None
+    # MkDocs first: mkdocstrings writes an objects.inv too.
+    if "search" in names and os.path.isfile(folder / "search" / "search_index.json"):
+        return "MkDocs"
+    if "index.html" in names:
+        try:
+            with open(folder / "index.html", "rb") as handle:
+                if _MKDOCS_GENERATOR.search(handle.read(HEAD_BYTES)):
+                    return "MkDocs"
+        except OSError:
+            pass
+    return "Sphinx" if names & _SPHINX_MARKERS else None
+
+
+def machinery(folder: Path, names: Iterable[str]) -> dict[str, str]:
+    """The entries of ``folder`` (names, not paths) to skip, each with the reason to report."""
+    names = list(names)
+    kind = builder(folder, names)
+    if kind is None:
+        return {}
+    table = _SPHINX if kind == "Sphinx" else _MKDOCS
+    out = {}
+    for name in names:
+        what = table.get(name)
+        if what is None and kind == "Sphinx" and _SPHINX_PATTERN.match(name):
+            what = "an index page"
+        if what is not None:
+            out[name] = f"{kind} site machinery ({what}), not a page"
+    return out
+
+
+class BuiltSites:
+    """``machinery`` per folder of one walk, each folder listed once."""
+
+    def __init__(self) -> None:
+        self._folders: dict[Path, dict[str, str]] = {}
+
+    def in_folder(self, folder: Path, names: Iterable[str] | None = None) -> dict[str, str]:
+        found = self._folders.get(folder)
+        if found is None:
+            if names is None:
+                try:
+                    names = os.listdir(folder)
+                except OSError:
+                    names = ()
+            found = self._folders[folder] = machinery(folder, names)
+        return found
+
+    def reason(self, root: Path, rel: str) -> str | None:
+        """Why ``root/rel`` is skipped as machinery (it or a folder above it inside the root), or None."""
+        parts = [p for p in rel.strip("/").split("/") if p not in ("", ".")]
+        for i, name in enumerate(parts):
+            why = self.in_folder(root.joinpath(*parts[:i])).get(name)
+            if why is not None:
+                return why
+        return None

@@ -1,0 +1,159 @@
+"""A built documentation site (Sphinx ``make html``, MkDocs ``site/``) indexed as a reader sees it.
+
+The fixtures under ``tests/fixtures/built_site`` mimic each builder's output (a made-up project,
+the builders' real page structure and machinery files): only the pages are documents, each page
+is its main content without the theme around it, API entries are sections of their own, and the
+lines a hit cites are the lines ``get`` serves.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from docshelf.interfaces.cli import main
+from docshelf.pipeline.discover import discover
+from docshelf.pipeline.parsers import default_registry
+from docshelf.requests import DocumentRequest
+
+REGISTRY = default_registry()
+SITES = Path(__file__).resolve().parents[1] / "fixtures" / "built_site"
+CHROME = ("¶", "[source]", "Sidebar", "Breadcrumb", "View page source", "Previous", "Next:", "Copyright",
+          "Search docs", "Edit this page", "header title", "toc link", "Navigation")
+
+
+def parse(site: str, rel: str):
+    path = SITES / site / rel
+    return REGISTRY.parse(path, path.read_bytes())
+
+
+def test_a_sphinx_build_indexes_its_pages_and_reports_the_machinery_it_skips() -> None:
+    found = discover([SITES / "sphinx"], registry=REGISTRY)
+    assert [f.rel_path for f in found.files] == ["api.html", "guide/intro.html", "index.html"]
+    assert sorted(found.skipped) == [
+        "_modules/", "_sources/", "_static/", "genindex.html", "objects.inv", "py-modindex.html",
+        "search.html", "searchindex.js"]
+    assert found.skipped["_sources/"] == "Sphinx site machinery (raw copies of the pages' sources), not a page"
+
+
+def test_a_mkdocs_build_indexes_its_pages_and_reports_the_machinery_it_skips() -> None:
+    found = discover([SITES / "mkdocs"], registry=REGISTRY)
+    assert [f.rel_path for f in found.files] == ["index.html", "usage/index.html"]
+    assert sorted(found.skipped) == ["404.html", "assets/", "search/", "sitemap.xml"]
+    assert found.skipped["search/"] == "MkDocs site machinery (the search page's index), not a page"
+
+
+def test_a_mkdocs_build_with_an_object_inventory_is_still_mkdocs(tmp_path: Path) -> None:
+    """mkdocstrings writes Sphinx's objects.inv into a MkDocs site."""
+    shutil.copytree(SITES / "mkdocs", tmp_path / "site")
+    (tmp_path / "site" / "objects.inv").write_bytes(b"# Sphinx inventory version 2\n")
+    found = discover([tmp_path / "site"], registry=REGISTRY)
+    assert [f.rel_path for f in found.files] == ["index.html", "usage/index.html"]
+    assert sorted(found.skipped) == ["404.html", "assets/", "objects.inv", "search/", "sitemap.xml"]
+    assert found.skipped["objects.inv"].startswith("MkDocs site machinery")
+
+
+def test_source_docs_with_a_static_folder_are_not_a_built_site(tmp_path: Path, write) -> None:
+    """The same folder names in a user's own sources (no builder's markers beside .html pages)."""
+    write(tmp_path, "conf.py", "project = 'x'\n")
+    write(tmp_path, "index.rst", "Title\n=====\n\nText.\n")
+    write(tmp_path, "_static/notes.txt", "Static notes.\n")
+    write(tmp_path, "search/howto.md", "# Searching\n")
+    write(tmp_path, "page.html", "<html><body><h1>Page</h1></body></html>")
+    found = discover([tmp_path], registry=REGISTRY)
+    assert [f.rel_path for f in found.files] == ["_static/notes.txt", "conf.py", "index.rst", "page.html", "search/howto.md"]
+    assert found.skipped == {}
+
+
+def test_a_sphinx_page_is_its_main_content_with_api_entries_as_sections() -> None:
+    doc = parse("sphinx", "api.html")
+    page = "ferrule.pool — Connection pools"
+    assert doc.title == page  # not "… — Ferrule 2.1 documentation"
+    text = "\n".join(b.text for b in doc.blocks)
+    for chrome in CHROME:
+        assert chrome not in text
+    headings = [b.heading_path for b in doc.blocks if b.kind == "heading"]
+    assert headings == [
+        (page,), (page, "Sizing"), (page, "Sizing", "ferrule.pool.Pool"),
+        (page, "Sizing", "ferrule.pool.Pool", "ferrule.pool.Pool.acquire"),
+        (page, "Sizing", "ferrule.pool.Pool", "ferrule.pool.Pool.drain")]
+    by_text = {b.text: b for b in doc.blocks}
+    assert by_text["acquire(timeout=None)"].heading_path[-1] == "ferrule.pool.Pool.acquire"  # the signature
+    assert by_text["Raises PoolExhausted when none came back in time."].heading_path[-1] == "ferrule.pool.Pool.acquire"
+    # Prose after an entry is back in the section that holds the entry.
+    assert by_text["Pools are shared between threads without extra locking."].heading_path == (page, "Sizing")
+    # A code block stays one block, an admonition stays text.
+    assert by_text["from ferrule import Pool\n\npool = Pool(size=8)"].kind == "code"
+    assert "A pool larger than the server’s connection limit stalls on the surplus sockets." in by_text
+
+
+def test_a_classic_sphinx_theme_page_drops_its_sidebar_and_related_bar() -> None:
+    doc = parse("sphinx", "guide/intro.html")
+    assert doc.title == "Guide"
+    assert [(b.kind, b.text) for b in doc.blocks] == [
+        ("heading", "Guide"), ("paragraph", "Open a pool once at start-up and close it on shutdown."),
+        ("heading", "Retries"),
+        ("paragraph", "A request that fails before any byte was sent is retried on a fresh connection.")]
+
+
+def test_a_heading_that_is_only_a_logo_reads_as_its_alt_text() -> None:
+    doc = parse("sphinx", "index.html")
+    assert [b.heading_path for b in doc.blocks if b.kind == "heading"] == [("Ferrule",), ("Ferrule", "Install")]
+
+
+def test_a_mkdocs_material_page_is_its_article() -> None:
+    doc = parse("mkdocs", "usage/index.html")
+    assert doc.title == "Usage"  # not "Usage - Ferrule"
+    text = "\n".join(b.text for b in doc.blocks)
+    for chrome in CHROME:
+        assert chrome not in text
+    assert [b.heading_path for b in doc.blocks if b.kind == "heading"] == [("Usage",), ("Usage", "Timeouts")]
+    code = [b for b in doc.blocks if b.kind == "code"]
+    assert [b.text for b in code] == [  # one inside a list item too
+        'client.get("/health", timeout=2)\nclient.close()', "pip install ferrule\nferrule --version"]
+    assert "Set a timeout shorter than the load balancer's idle limit." in text
+
+
+def test_a_hit_on_an_api_entry_cites_it_and_get_serves_the_cited_lines(shelf, tmp_path) -> None:
+    site = tmp_path / "site"
+    shutil.copytree(SITES / "sphinx", site)
+    shelf.index([site])
+    assert shelf.status().skipped["_sources/"].startswith("Sphinx site machinery")
+    hit = shelf.search("PoolExhausted", mode="keyword", k=3).hits[0]
+    assert (hit.path, hit.heading_path[-1]) == ("api.html", "ferrule.pool.Pool.acquire")
+    cited = shelf.get_document(DocumentRequest(path=hit.path, lines=f"{hit.start_line}-{hit.end_line}"))
+    assert (cited.start_line, cited.end_line) == (hit.start_line, hit.end_line)
+    assert cited.text == ("ferrule.pool.Pool.acquire\nacquire(timeout=None)\n\n"
+                          "Borrow a connection, waiting up to timeout seconds for one to be returned.\n"
+                          "Raises PoolExhausted when none came back in time.")
+    assert "<" not in shelf.get_document(DocumentRequest(path="api.html", lines="1-200")).text
+    section = shelf.get_document(DocumentRequest(path="api.html", section="Sizing"))
+    assert "Start with twice the number of worker threads." in section.text
+
+
+def test_index_says_how_many_paths_it_skipped_and_why(tmp_path, monkeypatch, capsys) -> None:
+    monkeypatch.setenv("DOCSHELF_INDEX_DIR", str(tmp_path / "index"))
+    monkeypatch.setenv("DOCSHELF_MODEL", "fake")
+    site = tmp_path / "site"
+    shutil.copytree(SITES / "mkdocs", site)
+    try:
+        main(["index", str(site)])
+    except SystemExit as done:
+        assert done.code in (0, None)
+    out = capsys.readouterr().out
+    assert "Skipped 4: 4 MkDocs site machinery (`docshelf status` lists each with its reason)." in out
+
+
+def test_the_watcher_skips_a_changed_file_of_the_machinery_too(shelf, tmp_path) -> None:
+    site = tmp_path / "site"
+    shutil.copytree(SITES / "sphinx", site)
+    shelf.index([site])
+    (site / "_sources" / "api.rst.txt").write_text("Pools\n=====\n\nEdited source copy.\n")
+    (site / "_static" / "extra.txt").write_text("Theme notes.\n")
+    with shelf.writer():
+        report = shelf.reindex_paths(site.resolve(), ["_sources/api.rst.txt", "_static"])
+    assert (report.added, report.updated) == ([], [])
+    assert report.skipped == {
+        "_sources/api.rst.txt": "Sphinx site machinery (raw copies of the pages' sources), not a page",
+        "_static/": "Sphinx site machinery (theme files and scripts), not a page"}
+    assert sorted(r.path for r in shelf.store.records()) == ["api.html", "guide/intro.html", "index.html"]
