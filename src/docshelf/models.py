@@ -222,7 +222,8 @@ class IndexReport:
 class SearchResult:
     """Hits for one query, the mode that ran, a note when the answer is partial, and how sure the
     search is that the documents answer the query at all: ``confidence`` is ``high``,
-    ``medium``, ``low`` or ``none`` (nothing relevant found), read from the top hit's score.
+    ``medium``, ``low`` or ``none`` (nothing relevant found), read from the top hit's score and
+    what the search found the documentation lacks (``search/calibrate.confidence``).
     With no hits, ``empty_reason`` says why, so an interface can say what to change: the query
     matched no passage (``no_match``), every hit scored under ``min_score``
     (``below_min_score``), no indexed document is in the filters' scope (``empty_scope``), or

@@ -9,7 +9,7 @@ from dataclasses import replace
 
 import pytest
 
-from docshelf.search.typos import ProbeMemo, TypoParams, check_words
+from docshelf.search.typos import ProbeMemo, TypoParams, WordCheck, check_words
 from test_typo_probes import Counting  # the real store, counting the probes that reach it
 
 PAGES = {
@@ -99,3 +99,32 @@ def test_short_acronyms_and_inflected_english_words_are_the_readers_own(indexed)
     # occur nowhere here, yet they are how a reader asks, not what the documents lack
     checked = check_words("rotate passwords through the API", indexed[0].store, [], TypoParams())
     assert checked.absent == ()
+
+
+def test_an_identifier_no_chunk_holds_is_absent_unless_one_near_it_is(write, tmp_path, shelf):
+    docs = tmp_path / "docs"
+    write(docs, "models.md", "# Models\n\nDeclare `created_at` and `updated_at` columns on the model.\n\n"
+                             "Set `response_model` on the route; `max-age` sets the cookie lifetime.")
+    write(docs, "delete.md", "# Delete rows\n\nDelete a row with `session.delete(hero)` and commit.")
+    shelf.index([docs])
+    store = shelf.store
+    # the full-text index splits deleted_at into its parts, which are indexed: only the probe of the
+    # whole name can tell that no page documents it
+    checked = check_words("soft delete with a deleted_at column", store, [], TypoParams())
+    assert checked.absent == ("deleted_at",) and checked.fixes == {}
+    # held whole, hyphenated, or one edit from a real name (a typo of it: not absent; the name is
+    # never corrected whole, its misspelt part is, as any word)
+    for query in ("add an updated_at column", "cookie max_age"):
+        assert check_words(query, store, [], TypoParams()) == WordCheck({}, ()), query
+    assert check_words("route respons_model", store, [], TypoParams()) == WordCheck({"respons": "response"}, ())
+    # in a pasted message the names may be the reader's own: not probed
+    assert "deleted_at" not in check_words("ValueError: deleted_at must follow created_at", store, [], TypoParams()).absent
+
+
+def test_identifiers_take_only_the_checks_the_words_leave(indexed):
+    # three misspelt words use the three checks, as before identifiers were probed: the same
+    # corrections, so the same ranking; the identifier is left unprobed
+    checked = check_words("sesion cokie ptah deleted_at", indexed[0].store, [], TypoParams())
+    assert checked == WordCheck({"sesion": "session", "cokie": "cookie", "ptah": "path"}, ())
+    assert check_words("sesion deleted_at", indexed[0].store, [], TypoParams()) == WordCheck(
+        {"sesion": "session"}, ("deleted_at",))

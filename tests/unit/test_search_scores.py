@@ -40,9 +40,17 @@ def test_coverage_counts_query_content_words_in_the_text():
 
 
 def test_confidence_levels_and_capped_scores():
-    assert [confidence(s) for s in (0.95, 0.7, 0.69, 0.5, 0.3, 0.29, 0.0, None)] == [
+    assert [confidence(s) for s in (0.95, 0.85, 0.84, 0.5, 0.3, 0.29, 0.0, None)] == [
         "high", "high", "medium", "medium", "low", "none", "none", "none"]
     assert capped([0.4, 0.9, 0.3, 0.35]) == [0.4, 0.4, 0.3, 0.3]
+
+
+def test_what_the_documentation_lacks_caps_the_label_whatever_the_score():
+    # a term no indexed document mentions: at most medium; an identifier none holds: at most low
+    assert [confidence(0.97, ("mongodb",)), confidence(0.6, ("mongodb",)), confidence(0.4, ("mongodb",))] == [
+        "medium", "medium", "low"]
+    assert [confidence(0.97, ("deleted_at",)), confidence(0.6, ("mongodb", "deleted_at")),
+            confidence(0.1, ("deleted_at",)), confidence(None, ("deleted_at",))] == ["low", "low", "none", "none"]
 
 
 def test_dense_estimate_is_measured_against_the_corpus_background():

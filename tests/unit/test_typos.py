@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from docshelf.search.typos import corrected_query, edits, english_words, holds_word, probe_text, typed_names
+from docshelf.search.typos import (
+    corrected_query, edits, english_words, holds_identifier, holds_word, identifiers, in_message, probe_text,
+    typed_names,
+)
 
 
 @pytest.mark.parametrize(
@@ -62,3 +65,36 @@ def test_words_with_a_capital_inside_are_names_not_typos():
 )
 def test_a_word_is_held_only_as_a_whole_token(texts, word, held):
     assert holds_word(texts, word) is held
+
+
+def test_snake_case_identifiers_are_read_whole():
+    assert identifiers("soft delete with a deleted_at column") == ["deleted_at"]
+    # a dotted path's snake_case parts; leading and trailing underscores dropped; no lone names
+    assert identifiers("app.teardown_appcontext and __init__, or_, Response_Model") == [
+        "teardown_appcontext", "response_model"]
+    assert identifiers("werkzeug.exceptions.BadRequestKeyError: 400 pyproject.toml") == []
+    # as the index holds it: joined (analysis.extra_terms), and its parts (no stop words)
+    assert probe_text("deleted_at") == "deletedat deleted"
+    assert probe_text("response_model_exclude_unset") == "responsemodelexcludeunset response model exclude unset"
+
+
+@pytest.mark.parametrize(
+    "texts, ident, held",
+    [
+        ("add a deleted_at column", "deleted_at", True),
+        ("is_deleted_at\x00deleted_at_utc", "deleted_at", False),  # inside longer names only
+        ("set the max-age attribute", "max_age", True),  # the same name, hyphenated
+        ("pass maxage=600", "max_age", True),  # or joined (camelCase, lowered)
+        ("the deleted column", "deleted_at", False),
+    ],
+)
+def test_holds_identifier_whole_or_as_the_docs_spell_it(texts, ident, held):
+    assert holds_identifier(texts, ident) is held
+
+
+def test_a_pasted_message_is_told_from_a_question_naming_an_identifier():
+    # a message's or a line of code's names may be the reader's own, a question's are asked about
+    assert in_message("ValidationError: ship_date must be greater than order_date")
+    assert in_message("Spider-Boy without team: squad_id=2 team=None") and in_message("pass_many=True")
+    assert not in_message("how to implement soft delete with a deleted_at column")
+    assert not in_message("how does app.teardown_appcontext work") and not in_message("sqlmodel_update")

@@ -48,6 +48,7 @@ class Outcome:
     rr: float | None
     section: float | None
     took_ms: float
+    note: str = ""  # the response's note (a corrected typo, a word no indexed document mentions)
 
 
 @dataclass(frozen=True)
@@ -160,7 +161,7 @@ def ask(service: Any, question: Question, mode: SearchMode) -> Outcome:
         id=question.id, kind=question.kind, query=question.query, ranked=ranked,
         top_path=top.path if top else None, top_heading=top.heading_path if top else (),
         top_lines=(top.start_line, top.end_line) if top else (None, None), top_score=top.score if top else 0.0,
-        confidence=getattr(result, "confidence", None), took_ms=took, **scored,  # type: ignore[arg-type]
+        confidence=getattr(result, "confidence", None), note=getattr(result, "note", ""), took_ms=took, **scored,  # type: ignore[arg-type]
     )
 
 

@@ -48,11 +48,11 @@ class SearchOut(BaseModel):
     query: str
     mode: str
     hits: list[HitOut]
-    # models.SearchResult.confidence, read from the top hit's score (search/calibrate.py)
+    # models.SearchResult.confidence, read from the top hit's score and what the docs lack (search/calibrate.py)
     confidence: Literal["high", "medium", "low", "none"] = Field("none", description=(
-        "How sure the search is that the documents answer the query: 'high', 'medium', 'low', or 'none' "
-        "(nothing relevant found). On 'low' check the passages before relying on them; on 'none' the "
-        "documentation does not seem to cover it."))
+        "How sure the search is that the documents answer the query: 'high' (answer from the hits), "
+        "'medium' (related passages: answer only what they say), 'low' or 'none' (the documentation does "
+        "not seem to cover it). A question naming something no indexed document mentions is never 'high'."))
     note: str = ""
     took_ms: float = 0.0
     empty_reason: str = ""  # with no hits, why (models.SearchResult.empty_reason)

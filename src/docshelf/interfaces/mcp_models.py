@@ -33,9 +33,10 @@ class SearchOut(BaseModel):
     mode: str = Field(description="The mode that actually ran (keyword while the model is still loading).")
     hits: list[SearchHitOut]
     confidence: str = Field("none", description=(
-        "How sure the search is that the documents answer the query: 'high', 'medium', 'low', or 'none' "
-        "(nothing relevant found). On 'low' check the passages before relying on them; on 'none' say the "
-        "documentation does not seem to cover it rather than guessing."))
+        "How sure the search is that the documents answer the query: 'high' (answer from the hits), "
+        "'medium' (related passages: answer only what they say), 'low' or 'none' (say the documentation "
+        "does not seem to cover it rather than guessing). A question naming something no indexed document "
+        "mentions is never 'high'."))
     note: str = Field("", description="Why results may be partial or shortened; empty when complete.")
     took_ms: float = 0.0
     empty_reason: str = Field("", description=(

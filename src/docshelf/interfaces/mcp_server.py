@@ -223,8 +223,11 @@ def build_server(runtime: ServerRuntime, *, response_chars: int = DEFAULT_RESPON
         Each hit has the passage text, a score in [0, 1] (an estimate that it answers the query,
         comparable across queries), and citation fields (path, title, heading_path, page,
         start_line/end_line) to quote the source. The response's confidence says whether the
-        documents answer the query at all: on 'low', read the passages critically or rephrase;
-        on 'none', tell the user the documentation does not seem to cover it instead of guessing.
+        documents answer the query at all: on 'high', answer from the hits; on 'medium', answer
+        only what the passages actually say, and say so when they do not answer it; on 'low' or
+        'none', tell the user the documentation does not seem to cover it instead of guessing
+        (offer the closest passages at most). A question naming a term or identifier that no
+        indexed document mentions is never 'high' (the note names it).
         min_score drops weak hits (0.3 keeps only those that may answer). Misspelt words are
         corrected against the documents' vocabulary (the note says which); a word no indexed document
         mentions is named in the note too: the documentation likely does not cover that part of the

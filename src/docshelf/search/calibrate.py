@@ -30,9 +30,20 @@ found in the passage, so an exact identifier match lifts the estimate. A passage
 a list of short unrelated items (``items.py``: a plugin list, a changelog) is credited only
 with the words one run of its items holds together, and its BM25 in the same proportion
 (``item_coverage``): words scattered over items about other things answer nothing. Scores never increase
-down the list: a hit's score is its own estimate capped by the hit above it. ``confidence``
-reads the top hit's score: ``high`` ≥ 0.7, ``medium`` ≥ 0.5, ``low`` ≥ 0.3, else ``none``
-(also when nothing was found). Parameters were chosen on sets A and C (benchmarks/README.md).
+down the list: a hit's score is its own estimate capped by the hit above it. Parameters were
+chosen on sets A and C (benchmarks/README.md).
+
+``confidence`` is what an agent acts on: ``high`` (answer from the hits), ``medium`` (related
+passages; answer only what they say), ``low`` / ``none`` (say the documentation does not seem to
+cover it). It reads the top hit's score, ``high`` ≥ 0.85, ``medium`` ≥ 0.5, ``low`` ≥ 0.3,
+else ``none`` (also when nothing was found), and what the search found the documentation lacks
+(``typos.WordCheck.absent``, hybrid): a query naming a term no indexed document mentions is at
+most ``medium``, one naming an identifier none holds (``deleted_at``) at most ``low``. A score
+weighs the evidence for one passage; the label also says whether the question asks about
+something the documentation never names, which the neighbouring topic's passage cannot answer.
+Floors and caps chosen on the training sets A, C, D, E, F (benchmarks/README.md, "Confidence
+labels an agent can act on"): the 0.7 floor let unanswerable questions on the library's own
+subject through as ``high`` (SQLModel: 8 of 10).
 """
 
 from __future__ import annotations
@@ -54,7 +65,8 @@ if TYPE_CHECKING:
     from .calibration_memo import CalibrationMemo
 
 Confidence = Literal["high", "medium", "low", "none"]
-CONFIDENCE_LEVELS: tuple[tuple[float, Confidence], ...] = ((0.7, "high"), (0.5, "medium"), (0.3, "low"))
+# Floors chosen on the training sets (benchmarks/README.md, "Confidence labels an agent can act on")
+CONFIDENCE_LEVELS: tuple[tuple[float, Confidence], ...] = ((0.85, "high"), (0.5, "medium"), (0.3, "low"))
 
 # Questions no technical documentation answers; their best cosines are the corpus's noise floor.
 NULL_QUERIES = (
@@ -170,13 +182,21 @@ def _coverage_pattern(stem: str) -> re.Pattern[str]:
     return re.compile(after_no("[a-z0-9]", stem))
 
 
-def confidence(score: float | None) -> Confidence:
+def confidence(score: float | None, absent: Sequence[str] = ()) -> Confidence:
+    """The label of a result whose top hit scored ``score``, read with what the search found the
+    documentation lacks (``absent``: ``typos.WordCheck.absent``): a query naming a term no indexed
+    document mentions (``mongodb`` on an ORM's site) is at most ``medium``, one naming an
+    identifier none holds (``deleted_at``) at most ``low``, however near the topic the search found."""
     if score is None:
         return "none"
+    cap = "low" if any("_" in w for w in absent) else "medium" if absent else "high"
     for floor, level in CONFIDENCE_LEVELS:
         if score >= floor:
-            return level
+            return max(level, cap, key=_LEVEL_ORDER.index)
     return "none"
+
+
+_LEVEL_ORDER: tuple[Confidence, ...] = ("high", "medium", "low", "none")
 
 
 class Calibrator:

@@ -157,7 +157,7 @@ class Searcher:
         kept = [h for h in hits if h.score >= min_score]
         return SearchResult(
             query, ran, tuple(kept), note, (time.perf_counter() - started) * 1000,
-            confidence=confidence(kept[0].score if kept else None),
+            confidence=confidence(kept[0].score if kept else None, absent),
             empty_reason="" if kept else "below_min_score" if hits else "no_match",
         )
 

@@ -28,6 +28,10 @@ word's answer until the index changes.
 The same probes tell which words the index lacks altogether (``WordCheck.absent``): an
 unknown word, or a name, that no chunk holds and no indexed word is near. Names are probed
 for this (never corrected); ordinary English words are not (a paraphrase's own words).
+So are snake_case identifiers (``deleted_at``, ``response_model``), which the full-text index
+splits into their parts: one is absent when no chunk holds it whole and none holds an
+identifier one or two edits from it (a typo of a real name is not absent, and never corrected).
+Not in a pasted message or line of code (``in_message``), where they may be the reader's own.
 """
 
 from __future__ import annotations
@@ -44,7 +48,8 @@ from typing import Protocol, runtime_checkable
 from ..analysis import searchable_text
 from ..models import Chunk
 from ..protocols import Store
-from ..stores.lexical import stem, words
+from ..stores.lexical import MAX_TOKEN_CHARS, STOP_WORDS, stem, words
+from .phrase import looks_pasted
 
 
 @dataclass(frozen=True)
@@ -57,6 +62,11 @@ class TypoParams:
     min_chunks: int = 1  # ...of which at least this many must hold the correction
     long_word: int = 10  # from this many letters on, two edits are allowed
     weight: float = 0.8  # a corrected term's BM25 counts this much of an exact term's
+    # chunks an identifier's probe reads: its parts are common words (``create``, ``all``), so the
+    # chunks holding it rank anywhere among theirs (a top 20 on the parts alone called 34 of 496
+    # one-letter typos of the training sets' identifiers absent, this with the joined form 3:
+    # benchmarks/identifier_absence.py)
+    identifier_probe: int = 100
 
 
 @dataclass(frozen=True)
@@ -92,23 +102,32 @@ def check_words(
     texts: str | None = None  # the candidates' lowered embed_text, NUL-separated (no word holds a NUL)
     checks: list[str] = []
     names = typed_names(query)
-    for word in dict.fromkeys(words(query)):
+    idents = identifiers(query) if not in_message(query) else []
+    # words first, identifiers with the checks left: a query's typo corrections (and so its
+    # ranking) are what they were before identifiers were probed
+    for word in dict.fromkeys(words(query) + idents):
         if len(checks) >= params.max_checks:
             break
-        if len(word) < 4 or not word.isalpha() or (word not in names and is_english(word)):
+        ident = word in idents
+        if not ident and (len(word) < 4 or not word.isalpha() or (word not in names and is_english(word))):
             continue  # short, a number, or the reader's own (English) word: neither a slip nor a name
         if texts is None:  # only once a word needs the check; one string, searched per word (holds_word)
             texts = "\x00".join(lowered() if lowered is not None else [c.embed_text.lower() for c in candidates])
-        if holds_word(texts, word):
+        if holds_identifier(texts, word) if ident else holds_word(texts, word):
             continue  # known: a keyword candidate holds it
         checks.append(word)
     if not checks:
         return WordCheck({})
     answers = memo.answers(store) if memo is not None else {}
     todo = [w for w in checks if w not in answers]
-    for word, probed in zip(todo, probe_all(store, todo, params), strict=True):
+    named = [w for w in todo if w not in idents]
+    for word, probed in zip(named, probe_all(store, named, params), strict=True):
         answers[word] = _nearest(word, probed, params)
-    fixes = {w: fix for w in checks if (fix := answers[w]) and w not in names}  # INDEXED is empty
+    code = [w for w in todo if w in idents]  # their parts are common words: a deeper probe
+    for word, probed in zip(code, probe_all(store, code, params, params.identifier_probe), strict=True):
+        answers[word] = _nearest(word, probed, params)
+    # identifiers and names are never corrected; INDEXED is empty
+    fixes = {w: fix for w in checks if (fix := answers[w]) and w not in names and w not in idents}
     # absent: no indexed word near it; a name, typed on purpose, unless the index holds it as typed
     absent = tuple(w for w in checks if answers[w] is None or (w in names and answers[w] != INDEXED))
     return WordCheck(fixes, absent)
@@ -125,17 +144,18 @@ class ProbeSearch(Protocol):
 
 
 def probe_fuzziness(word: str) -> int:
-    return 1 if len(word) <= 5 else 2
+    return 1 if len(word.replace("_", "")) <= 5 else 2
 
 
-def probe_all(store: Store, todo: Sequence[str], params: TypoParams) -> list[list[str]]:
-    """The ``embed_text`` of each word's top ``params.probe`` chunks by edit-distance BM25."""
+def probe_all(store: Store, todo: Sequence[str], params: TypoParams, k: int | None = None) -> list[list[str]]:
+    """The ``embed_text`` of each word's top ``k`` (``params.probe``) chunks by edit-distance BM25."""
+    k = k or params.probe
     if not todo:
         return []
     probes = [(probe_text(w), probe_fuzziness(w)) for w in todo]
     if isinstance(store, ProbeSearch):
-        return store.probe_texts(probes, params.probe)
-    return [[c.embed_text for c, _ in store.text_search(text, params.probe, None, fuzziness=f)] for text, f in probes]
+        return store.probe_texts(probes, k)
+    return [[c.embed_text for c, _ in store.text_search(text, k, None, fuzziness=f)] for text, f in probes]
 
 
 class ProbeMemo:
@@ -216,7 +236,14 @@ def probe_text(word: str) -> str:
     distance to them, so ``recieve`` is only two edits from ``receiv`` as its own stem
     ``reciev``, and ``exceptoin`` only near ``except`` without its last letters. A swap of two
     letters is one edit here (``edits``) but two to the engine, beyond a short word's one
-    (``probe_fuzziness``): a short word's swapped forms are searched too (``xfial``: ``xfail``)."""
+    (``probe_fuzziness``): a short word's swapped forms are searched too (``xfial``: ``xfail``).
+    An identifier is searched as the index holds it (``analysis.extra_terms``): its parts joined,
+    a rare term that ranks the chunks holding it first (``deleted_at``: ``deletedat``), and its
+    parts, for a name the documentation writes inside a dotted path (``app.teardown_appcontext``)."""
+    if "_" in word:
+        parts = [part for part in word.split("_") if part]
+        joined = "".join(parts)
+        return " ".join(dict.fromkeys([joined, stem(joined), *(p for p in parts if len(p) >= 3 and p not in STOP_WORDS)]))
     variants = [word, stem(word)]
     if len(word) >= 7:
         variants.append(word[:-2])
@@ -233,6 +260,8 @@ def _nearest(word: str, texts: Sequence[str], params: TypoParams) -> str | None:
     """The closest indexed word to ``word`` among these chunks' ``embed_text``: ``INDEXED``
     when ``word`` itself is indexed (known), None when no indexed word is close enough."""
     limit = 2 if len(word) >= params.long_word else 1
+    if "_" in word:
+        return _nearest_identifier(word, texts, limit)
     root = stem(word)
     seen: Counter[str] = Counter()
     distance: dict[str, int] = {}
@@ -252,6 +281,70 @@ def _nearest(word: str, texts: Sequence[str], params: TypoParams) -> str | None:
     if not close:
         return None
     return min(close, key=lambda v: (distance[v], -seen[v], v))
+
+
+def identifiers(query: str) -> list[str]:
+    """The query's snake_case identifiers (lowered, leading and trailing ``_`` dropped): names the
+    reader copied from code, which the documentation holds whole if it documents them. A dotted
+    path's snake_case parts count (``app.teardown_appcontext``); its other parts are words."""
+    found = (part.strip("_") for part in re.findall(r"\w+", _fold_ascii(query)))
+    return list(dict.fromkeys(
+        p for p in found if "_" in p and p[0].isalpha() and len(p) <= MAX_TOKEN_CHARS
+    ))
+
+
+_NAMED = re.compile(r"[\w.]*_[\w.]*")
+
+
+def in_message(query: str) -> bool:
+    """Whether the query is a pasted message or line of code (``looks_pasted`` once its
+    identifiers are left out: ``=``, ``:``, quotes, brackets), whose identifiers may be the
+    reader's own (``ValidationError: ship_date must be greater than order_date``): a name no
+    page holds is then no sign the page that explains the message is missing. Measured on the
+    training sets' pasted messages with their names changed to a reader's (benchmarks/README.md,
+    "Confidence labels an agent can act on")."""
+    return looks_pasted(_NAMED.sub(" ", query))
+
+
+def _fold_ascii(text: str) -> str:
+    return text.lower() if text.isascii() else text.lower().encode("ascii", "ignore").decode()
+
+
+def holds_identifier(texts: str, ident: str) -> bool:
+    """Whether lowered ``texts`` hold the identifier whole (not inside a longer one), also as the
+    documentation may spell the same name: its parts joined (``maxage``, ``maxAge`` lowered) or
+    hyphenated (``max-age``)."""
+    for needle in dict.fromkeys((ident, ident.replace("_", ""), ident.replace("_", "-"))):
+        at = texts.find(needle)
+        while at != -1:
+            end = at + len(needle)
+            if (at == 0 or not _is_ident_char(texts[at - 1])) and (end == len(texts) or not _is_ident_char(texts[end])):
+                return True
+            at = texts.find(needle, at + 1)
+    return False
+
+
+def _is_ident_char(c: str) -> bool:
+    return c.isalnum() or c == "_"
+
+
+_TEXT_IDENTIFIER = re.compile(r"[^\W\d_]\w*_\w*")
+
+
+def _nearest_identifier(ident: str, texts: Sequence[str], limit: int) -> str | None:
+    """``INDEXED`` when a chunk holds ``ident`` whole; else the closest identifier the chunks hold
+    within ``limit`` edits (a typo of a real name: not absent), or None."""
+    best: tuple[int, str] | None = None
+    for text in texts:
+        low = _fold_ascii(text)
+        if holds_identifier(low, ident):
+            return INDEXED
+        for token in set(_TEXT_IDENTIFIER.findall(low)):
+            token = token.strip("_")
+            if abs(len(token) - len(ident)) <= limit and (d := edits(ident, token, limit)) <= limit:
+                if best is None or (d, token) < best:
+                    best = (d, token)
+    return None if best is None else best[1]
 
 
 def edits(a: str, b: str, limit: int) -> int:
@@ -306,5 +399,5 @@ def corrected_query(query: str, fixes: dict[str, str]) -> str:
 
 __all__ = [
     "ProbeMemo", "ProbeSearch", "TypoParams", "WordCheck", "check_words", "correct", "corrected_query", "edits",
-    "english_words", "holds_word", "is_english", "typed_names",
+    "english_words", "holds_identifier", "holds_word", "identifiers", "in_message", "is_english", "typed_names",
 ]
