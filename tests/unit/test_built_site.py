@@ -96,9 +96,12 @@ def test_a_classic_sphinx_theme_page_drops_its_sidebar_and_related_bar() -> None
         ("paragraph", "A request that fails before any byte was sent is retried on a fresh connection.")]
 
 
-def test_a_heading_that_is_only_a_logo_reads_as_its_alt_text() -> None:
+def test_a_heading_that_is_only_a_logo_reads_as_its_alt_text_and_a_toctree_is_dropped() -> None:
     doc = parse("sphinx", "index.html")
     assert [b.heading_path for b in doc.blocks if b.kind == "heading"] == [("Ferrule",), ("Ferrule", "Install")]
+    # The toctree links to other pages' sections: an overview page must not match their names.
+    assert [b.text for b in doc.blocks if b.kind != "heading"] == [
+        "Ferrule is a small HTTP connection library.", "It needs Python 3.8 or later."]
 
 
 def test_a_mkdocs_material_page_is_its_article() -> None:

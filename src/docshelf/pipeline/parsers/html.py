@@ -5,7 +5,8 @@ indexing those would make every page match every query, so they are dropped
 before any text is read. The content is the element a site builder marks as the page's
 own (``role="main"``, ``<main>``, one ``<article>``, Sphinx's ``div.body``, MkDocs'
 ``div.md-content``). Inside it, a builder's permalink marks (``¶``), ``[source]`` links and
-"edit this page" buttons are dropped; an API entry (a Sphinx ``dl.py.method`` and the like)
+"edit this page" buttons and tables of contents (a Sphinx ``toctree``, as the reST parser
+drops it) are dropped; an API entry (a Sphinx ``dl.py.method`` and the like)
 becomes a heading named by its object, so a hit on one method cites that method; and a
 page built by Sphinx or MkDocs is titled without the site's suffix ("… — Project 6.2
 documentation").
@@ -56,6 +57,7 @@ DROP_SELECTORS = (
     ".md-content__button",  # MkDocs Material "edit this page"
     ".rst-footer-buttons", ".prev-next-area", ".related-pages", ".md-footer",  # Next/Previous
     ".sphinxsidebar", "div.related",  # classic Sphinx themes
+    ".toctree-wrapper", ".topic.contents",  # a toctree / local contents: links to other pages' sections
 )
 CONTENT_SELECTORS = ("[role=main]", "main", "div.body", "div.md-content", "div.rst-content")
 _API_DL = frozenset({  # Sphinx object types (the dl's class; Sphinx 4+ also marks the dt "sig")
