@@ -65,6 +65,36 @@ def test_source_docs_with_a_static_folder_are_not_a_built_site(tmp_path: Path, w
     assert found.skipped == {}
 
 
+def test_a_source_tree_with_its_own_build_indexes_the_sources_once(tmp_path: Path, write) -> None:
+    """Sphinx's ``_build/`` beside ``conf.py`` (or ``build/`` beside ``source/``) and MkDocs' ``site/``
+    beside ``mkdocs.yml`` hold the same pages again as HTML: skipped, with the reason."""
+    write(tmp_path, "sphinx/conf.py", "project = 'x'\n")
+    write(tmp_path, "sphinx/index.rst", "Title\n=====\n\nText.\n")
+    shutil.copytree(SITES / "sphinx", tmp_path / "sphinx" / "_build" / "html")
+    write(tmp_path, "split/source/conf.py", "project = 'x'\n")
+    write(tmp_path, "split/source/index.rst", "Title\n=====\n\nText.\n")
+    shutil.copytree(SITES / "sphinx", tmp_path / "split" / "build" / "html")
+    write(tmp_path, "mk/mkdocs.yml", "site_name: x\n")
+    write(tmp_path, "mk/docs/index.md", "# Home\n")
+    shutil.copytree(SITES / "mkdocs", tmp_path / "mk" / "site")
+    found = discover([tmp_path], registry=REGISTRY)
+    assert [f.rel_path for f in found.files] == [
+        "mk/docs/index.md", "mk/mkdocs.yml", "sphinx/conf.py", "sphinx/index.rst", "split/source/conf.py",
+        "split/source/index.rst"]
+    assert sorted(found.skipped) == ["mk/site/", "sphinx/_build/", "split/build/"]
+    assert found.skipped["sphinx/_build/"] == (
+        "Sphinx build output (the sources beside it, built again as HTML), not a page")
+
+
+def test_a_folder_named_like_a_build_without_its_builder_beside_it_is_indexed(tmp_path: Path, write) -> None:
+    write(tmp_path, "site/visit.md", "# Visiting the site\n")
+    write(tmp_path, "_build/notes.md", "# Build notes\n")
+    write(tmp_path, "build/steps.md", "# Build steps\n")
+    found = discover([tmp_path], registry=REGISTRY)
+    assert [f.rel_path for f in found.files] == ["_build/notes.md", "build/steps.md", "site/visit.md"]
+    assert found.skipped == {}
+
+
 def test_a_sphinx_page_is_its_main_content_with_api_entries_as_sections() -> None:
     doc = parse("sphinx", "api.html")
     page = "ferrule.pool — Connection pools"

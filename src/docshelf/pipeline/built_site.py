@@ -8,6 +8,11 @@ answer in the results twice and bury the page under an index of names. They are 
 only in a folder that is recognisably a builder's output root (its own marker files beside
 ``.html`` pages), so a user's source tree with a ``_static/`` or ``search/`` folder is
 indexed as before; each skip is reported with its reason, never silent.
+
+A docs source tree often holds its own build beside the sources (Sphinx's ``_build/`` next to
+``conf.py``, or ``build/`` next to ``source/conf.py``; MkDocs' ``site/`` next to ``mkdocs.yml``):
+the same pages again as HTML, so every answer twice. That folder is skipped too, when the
+builder's configuration sits beside it; the sources are what is indexed.
 """
 
 from __future__ import annotations
@@ -67,12 +72,27 @@ def builder(folder: Path, names: Iterable[str]) -> str | None:
     return "Sphinx" if names & _SPHINX_MARKERS else None
 
 
+def build_output(folder: Path, names: Iterable[str]) -> dict[str, str]:
+    """A source tree's own build folder in ``folder``, named only when the builder's
+    configuration sits beside it (so a user's folder that is merely called ``site`` stays)."""
+    names = set(names)
+    found = {}
+    if "_build" in names and "conf.py" in names:
+        found["_build"] = "Sphinx"
+    if "build" in names and "source" in names and os.path.isfile(folder / "source" / "conf.py"):
+        found["build"] = "Sphinx"
+    if "site" in names and names & {"mkdocs.yml", "mkdocs.yaml"}:
+        found["site"] = "MkDocs"
+    return {name: f"{kind} build output (the sources beside it, built again as HTML), not a page"
+            for name, kind in found.items() if os.path.isdir(folder / name)}
+
+
 def machinery(folder: Path, names: Iterable[str]) -> dict[str, str]:
     """The entries of ``folder`` (names, not paths) to skip, each with the reason to report."""
     names = list(names)
     kind = builder(folder, names)
     if kind is None:
-        return {}
+        return build_output(folder, names)
     table = _SPHINX if kind == "Sphinx" else _MKDOCS
     out = {}
     for name in names:
