@@ -143,3 +143,14 @@ def test_unknown_or_mistyped_arguments_are_refused_in_plain_words(tmp_path: Path
                 "path: is empty; pass a note's path, file name, wiki link, title or alias")
 
     anyio.run(main)
+
+
+def test_the_scope_listed_before_the_index_opens_says_where_the_real_one_is(tmp_path: Path) -> None:
+    """Clients list tools right after initialize: a frontmatter type (``guide``) is not in the configured list."""
+    from docshelf.interfaces.mcp_server import _scope_text
+
+    configured = _scope_text(Settings(index_dir=tmp_path / "index", model="fake"))
+    assert configured.startswith("Collections: default. Doc types: doc, glossary (as configured;")
+    assert "list_collections lists the index's own" in configured
+    assert _scope_text(Settings(index_dir=tmp_path / "index", model="fake"), [("default", ("doc", "guide"))]) == (
+        "Collections: default. Doc types: doc, guide.")

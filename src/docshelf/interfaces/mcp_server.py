@@ -138,6 +138,10 @@ def _scope_text(settings: Settings, collections: Optional[list[tuple[str, tuple[
             | {r.doc_type for r in settings.doc_types}
             | {c.doc_type for c in settings.collections if c.doc_type}
         )
+        # Tools are listed before the index opens: the configuration does not know the types
+        # that documents set in their frontmatter, so say where the index's own list is.
+        return (f"Collections: {', '.join(dict.fromkeys(names))}. Doc types: {', '.join(types)} (as configured; "
+                "documents may set others in their frontmatter: list_collections lists the index's own).")
     return f"Collections: {', '.join(dict.fromkeys(names))}. Doc types: {', '.join(types)}."
 
 
