@@ -76,3 +76,13 @@ def test_every_option_help_is_printed_as_written():
         for param in command.params:
             help_text = " ".join((getattr(param, "help", None) or "").split())
             assert help_text in flat, (name, param.name, help_text)
+
+
+def test_a_flag_shows_no_value_type_in_help():
+    """``--force <bool>`` reads as if the flag took a value; options that take one keep their type."""
+    from typer.testing import CliRunner
+
+    out = CliRunner().invoke(app, ["index", "--help"], env={"COLUMNS": "200", "TERMINAL_WIDTH": "200"}).output
+    assert "<bool>" not in out and "--force" in out and "--dry-run" in out
+    out = CliRunner().invoke(app, ["search", "--help"], env={"COLUMNS": "200", "TERMINAL_WIDTH": "200"}).output
+    assert "<int>" in out  # -k takes a number

@@ -28,6 +28,26 @@ class GlobalOptionsGroup(TyperGroup):
         return super().parse_args(ctx, hoist_global_options(args))
 
 
+def _flags_show_no_type() -> None:
+    """Typer 0.29 prints a type after every option (``--force <bool>``, ``-v <int>``), which reads
+    as if a flag took a value; a flag (or a counted ``-v``) shows none. Older Typers print none
+    already and have no ``display_type_rich``, so nothing is changed there."""
+    option = getattr(typer.core, "TyperOption", None)
+    shown = getattr(option, "display_type_rich", None)
+    if shown is None or getattr(shown, "_docshelf", False):
+        return
+
+    def display_type_rich(self: Any, ctx: Any) -> str | None:
+        if getattr(self, "is_flag", False) or getattr(self, "count", False):
+            return None
+        return shown(self, ctx)
+
+    display_type_rich._docshelf = True  # type: ignore[attr-defined]
+    option.display_type_rich = display_type_rich
+
+
+_flags_show_no_type()
+
 app = typer.Typer(
     name="docshelf",
     cls=GlobalOptionsGroup,
