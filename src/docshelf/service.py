@@ -704,6 +704,9 @@ class Docshelf:
         if span is not None and exact is None:
             note = (f"{why}: this is the indexed text of lines {first}-{last} (the chunks holding lines "
                     f"{span[0]}-{span[1]}), not the file's current lines; re-index it to read exact lines")
+        if not chunks:  # an empty text must say why, not look like a blank page
+            note = (f"this file failed to index: {record.error}" if record.status == "failed"
+                    else "this file holds no text to index (it is empty, or markup only)")
         max_chars = request.max_chars
         truncated = bool(max_chars and len(text) > max_chars)
         if truncated:

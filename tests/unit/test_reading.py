@@ -80,6 +80,19 @@ def test_service_reads_by_doc_id_section_path_and_note(shelf, tmp_path, write):
         "guide.md", ("handbook",), ["ops"], False)
 
 
+def test_reading_a_document_without_text_says_why(shelf, tmp_path, write):
+    """An empty file and a broken PDF read back as no text with the reason, not as a blank page."""
+    write(tmp_path / "docs", "empty.md", "")
+    write(tmp_path / "docs", "guide.md", "# Guide\n\ntext")
+    (tmp_path / "docs" / "broken.pdf").write_bytes(b"not a pdf at all")
+    shelf.index([tmp_path / "docs"])
+    empty = shelf.get_document("empty.md")
+    assert (empty.text, empty.note) == ("", "this file holds no text to index (it is empty, or markup only)")
+    broken = shelf.get_document("broken.pdf")
+    assert broken.text == "" and broken.note.startswith("this file failed to index: not a valid PDF")
+    assert shelf.get_document("guide.md").note == ""
+
+
 def test_service_search_applies_the_response_budget(shelf, tmp_path, write):
     for i in range(6):
         words = " ".join(f"w{i}x{j}" for j in range(200))  # distinct texts: near-duplicates would be merged

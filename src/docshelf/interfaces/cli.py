@@ -20,7 +20,7 @@ from .cli_app import GlobalOptionsGroup, app, err, escape, main_options, out, se
 from .cli_args import command_of, settings_args_of
 from .cli_app import print_json as _print_json
 from .cli_app import service as _service
-from .output import citation, to_jsonable
+from .output import citation, plural, to_jsonable
 
 __all__ = ["app", "main"]
 
@@ -65,7 +65,7 @@ def index(
         failed = f", {len(report.failed)} failed ({', '.join(sorted(report.failed))})" if report.failed else ""
         out.print(
             f"Indexed {len(report.added)} new, {len(report.updated)} changed, {report.unchanged} unchanged, "
-            f"{len(report.removed)} removed{failed}; {report.chunks_embedded} chunks embedded in {report.seconds:.1f}s."
+            f"{len(report.removed)} removed{failed}; {plural(report.chunks_embedded, 'chunk')} embedded in {report.seconds:.1f}s."
         )
         print_failures(report.failed)
         print_skips(report.skipped)
@@ -298,7 +298,7 @@ def documents(
             out.print(f"{escape(d.path)}  [red]failed: {escape(d.error)}[/]")
             continue
         mark = "" if d.status == "indexed" else f" [red]({d.status}: {escape(d.error)})[/]"
-        chunks = f"{d.chunk_count} chunk{'' if d.chunk_count == 1 else 's'}"
+        chunks = plural(d.chunk_count, "chunk")
         out.print(f"{escape(d.path)}  [dim]{escape(d.collection)} · {escape(d.doc_type)} · {chunks}[/]{mark}")
     if page.next_cursor:
         err.print(f"Showing {len(docs)} of {page.total} documents; next page: "

@@ -24,6 +24,11 @@ def to_jsonable(value: Any) -> Any:
     return value
 
 
+def plural(count: int, noun: str) -> str:
+    """``1 chunk``, ``2 chunks``: a summary line that reads as a sentence."""
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
 def json_text(data: Any) -> str:
     """What ``--json`` prints: the same bytes whoever computed ``data`` (this process or a server)."""
     return json.dumps(to_jsonable(data), indent=2, ensure_ascii=False) + "\n"
