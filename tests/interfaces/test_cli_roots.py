@@ -145,7 +145,7 @@ def test_a_failed_file_is_reported_once_and_the_same_in_every_view(run, tmp_path
     code, out, err = run("-v", "index", str(tmp_path / "docs"))
     assert code == 0
     lines = out.splitlines()
-    assert lines[0].startswith("Indexed 1 new, 0 changed, 0 unchanged, 0 removed, 1 failed (bad.pdf); 1 chunks")
+    assert lines[0].startswith("Indexed 1 new, 0 changed, 0 unchanged, 0 removed, 1 failed (bad.pdf); 1 chunk ")
     reason = "not a valid PDF (truncated: the end-of-file marker is missing; Stream has ended unexpectedly)"
     assert lines[1:] == [f"failed bad.pdf: {reason}"]
     assert "bad.pdf" not in err  # not a second time as a log line
