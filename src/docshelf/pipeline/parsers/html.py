@@ -59,7 +59,10 @@ DROP_SELECTORS = (
     ".sphinxsidebar", "div.related",  # classic Sphinx themes
     ".toctree-wrapper", ".topic.contents",  # a toctree / local contents: links to other pages' sections
 )
-CONTENT_SELECTORS = ("[role=main]", "main", "div.body", "div.md-content", "div.rst-content")
+# The page's own content: what the page marks as main first, then one <article>, then the
+# element a site builder wraps its content in.
+MAIN_SELECTORS = ("[role=main]", "main")
+BUILDER_CONTENT_SELECTORS = ("div.body", "div.md-content", "div.rst-content")
 _API_DL = frozenset({  # Sphinx object types (the dl's class; Sphinx 4+ also marks the dt "sig")
     "class", "function", "method", "attribute", "exception", "data", "property", "classmethod",
     "staticmethod", "decorator", "module", "type", "macro", "member", "var", "enum", "struct",
@@ -139,14 +142,14 @@ def _strip_boilerplate(soup: BeautifulSoup) -> None:
 
 
 def _content_root(soup: BeautifulSoup) -> Tag:
-    for selector in CONTENT_SELECTORS[:2]:
+    for selector in MAIN_SELECTORS:
         found = soup.select_one(selector)
         if isinstance(found, Tag):
             return found
     articles = soup.find_all("article")
     if len(articles) == 1:
         return articles[0]
-    for selector in CONTENT_SELECTORS[2:]:
+    for selector in BUILDER_CONTENT_SELECTORS:
         found = soup.select_one(selector)
         if isinstance(found, Tag):
             return found
