@@ -52,6 +52,18 @@ class _Request(BaseModel):
         return cls.model_fields[name].description or ""
 
 
+SHOWN_CHARS = 60
+
+
+def shown(value: Any) -> str:
+    """A refused value as an error message quotes it: in full when short, else its start and its
+    length (a 40 MB record's content was echoed whole in the error, and a 2,000-word query too)."""
+    if isinstance(value, str) and len(value) > SHOWN_CHARS:
+        return f"{value[:SHOWN_CHARS]!r}… ({len(value):,} characters)"
+    text = repr(value)
+    return text if len(text) <= SHOWN_CHARS + 20 else f"{text[:SHOWN_CHARS]}… ({len(text):,} characters)"
+
+
 def invalid_request(exc: ValidationError, model: type[BaseModel] | None = None) -> InvalidRequest:
     """The first problem of a ValidationError as ``InvalidRequest(field, message)``."""
     error = exc.errors()[0]
@@ -69,9 +81,9 @@ def invalid_request(exc: ValidationError, model: type[BaseModel] | None = None) 
         lo, hi = _bounds(model.model_fields[field])
         message = (f"must be between {lo} and {hi}" if lo is not None and hi is not None
                    else f"must be at least {lo}" if lo is not None else f"must be at most {hi}")
-        message += f", got {error.get('input')!r}"
+        message += f", got {shown(error.get('input'))}"
     elif kind != "value_error" and "input" in error:
-        message = f"{message[:1].lower()}{message[1:]}, got {error['input']!r}"
+        message = f"{message[:1].lower()}{message[1:]}, got {shown(error['input'])}"
     return InvalidRequest(field, message)
 
 
@@ -347,5 +359,6 @@ __all__ = [
     "encode_cursor",
     "invalid_request",
     "parse_columns",
+    "shown",
     "parse_lines",
 ]

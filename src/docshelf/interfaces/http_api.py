@@ -38,7 +38,7 @@ from ..errors import (
 from ..ingest import PUSH_ROOT, ResetRequest, SelectRequest, UpsertRequest
 from ..live.runtime import ServerRuntime
 from ..models import Hit
-from ..requests import DocumentListRequest, DocumentRequest, SearchRequest
+from ..requests import DocumentListRequest, DocumentRequest, SearchRequest, shown
 from .http_models import (
     CollectionOut,
     CollectionsOut,
@@ -126,7 +126,7 @@ def validation_message(errors: list[dict[str, Any]]) -> tuple[str, str]:
         at = f" at character {loc[-1]}" if loc and loc[-1].isdigit() else ""
         return "body", f"body: not valid JSON ({(error.get('ctx') or {}).get('error', msg)}{at})"
     elif kind != "value_error" and "input" in error and not isinstance(error["input"], dict | list):
-        msg = f"{msg[:1].lower()}{msg[1:]}, got {error['input']!r}"
+        msg = f"{msg[:1].lower()}{msg[1:]}, got {shown(error['input'])}"
     return field, f"{field}: {msg}" if field else msg
 
 
