@@ -188,8 +188,8 @@ async def probe_texts(table, probes, k: int) -> list[list[str]]:
 
 
 async def lexical_ids(table, text: str, k: int, where: str | None):
-    """BM25's top ``k`` as row ids and scores only (``contenders``), None without query terms:
-    the candidates' columns come in one ``take`` afterwards (``pool_rounds``)."""
+    """BM25's top ``k`` (``k + TIE_SLACK`` rows, see ``contenders``) as row ids and scores only,
+    None without query terms: the candidates' columns come in one ``take`` afterwards (``pool_rounds``)."""
     from lancedb.query import MatchQuery
 
     if not text.strip():
@@ -218,10 +218,10 @@ def best_of(rows: list[int], scores: list[float], keys: dict[int, tuple], k: int
     return [(rows[i], scores[i]) for i in keep]
 
 
-async def pool_rounds(table, text: str, qv: np.ndarray, k: int, where: str | None, lexical_job, columns: list[str],
+async def pool_rounds(table, text: str, qv: np.ndarray, k: int, where: str | None, columns: list[str],
                       settings: dict[str, int]):
-    """The rest of ``LanceStore.candidate_pool`` on the engine's loop. Both retrievers return
-    row ids and scores only; then at once one ``take`` of every contender's ``columns`` and
+    """The engine's part of ``LanceStore.candidate_pool``, on its loop. Both retrievers run at
+    once and return row ids and scores only; then at once one ``take`` of every contender's ``columns`` and
     vector by row id (reading a row's columns is most of an engine query's cost, so each row is
     read once, not by its retriever and again by the take), and BM25 of the dense contenders
     BM25's query did not return, restricted to their row ids. Returns (lexical, dense) as
@@ -232,8 +232,8 @@ async def pool_rounds(table, text: str, qv: np.ndarray, k: int, where: str | Non
     q = with_settings(table.query().nearest_to(qv).column("vector").distance_type("cosine"), settings)
     if where:
         q = q.where(where)
-    dense_found = await arrow(q.select(["_distance"]).with_row_id().limit(k + TIE_SLACK))
-    lexical_found = await asyncio.wrap_future(lexical_job)
+    dense_found, lexical_found = await asyncio.gather(
+        arrow(q.select(["_distance"]).with_row_id().limit(k + TIE_SLACK)), lexical_ids(table, text, k, where))
     lex_rows, lex_scores = contenders(lexical_found, k, "_score") if lexical_found is not None else ([], [])
     dense_rows, dense_scores = contenders(dense_found, k, "_distance")
     # every row BM25 returned has its score already; the others are scored by a restricted query

@@ -15,7 +15,6 @@ engine raises is mapped into docshelf's tree (``StoreError``, ``InvalidQuery``).
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import json
 import logging
@@ -558,13 +557,14 @@ class LanceStore:
         (cosine), and for every candidate of either list its exact cosine and its BM25 (only
         those holding a query term), all from this thread's snapshot.
 
-        Four engine queries in two rounds, on the engine's event loop directly (the sync API
-        costs several loop round trips per query). Round one: BM25 starts while ``vector()``
-        (the query embedding) runs here, then the vector query; both return row ids and scores
-        only. Round two, at once: every candidate's columns and vector in one ``take`` by row id
-        (made into Chunks column by column; the exact cosines come from those vectors), and BM25
-        of the dense candidates BM25's query did not return, restricted to their row ids
-        (``lance_queries.pool_rounds``).
+        ``vector()`` (the query embedding) runs first, then four engine queries in two rounds
+        in one hand-over to the engine's event loop (the sync API costs several loop round trips
+        per query; each hand-over wakes the loop's thread, and the caller then waits for the GIL:
+        ~3-4 ms of wall per hand-over at load 10). Round one, at once: BM25 and the vector query,
+        both returning row ids and scores only. Round two, at once: every candidate's columns and
+        vector in one ``take`` by row id (made into Chunks column by column; the exact cosines
+        come from those vectors), and BM25 of the dense candidates BM25's query did not return,
+        restricted to their row ids (``lance_queries.pool_rounds``).
         """
         from lancedb.background_loop import LOOP
 
@@ -572,14 +572,9 @@ class LanceStore:
         table = reader._table  # the engine's async handle (lancedb is pinned to 0.40.x)
         settings = self.vector_query_settings(reader, k)
         where = to_sql(filters)
-        lexical_job = asyncio.run_coroutine_threadsafe(lexical_ids(table, text, k, where), LOOP.loop)
+        qv = np.asarray(vector(), dtype=np.float32)
         try:
-            qv = np.asarray(vector(), dtype=np.float32)
-        except BaseException:
-            lexical_job.cancel()
-            raise
-        try:
-            lexical, dense, rows, bm25 = LOOP.run(pool_rounds(table, text, qv, k, where, lexical_job, _CHUNK_COLUMNS, settings))
+            lexical, dense, rows, bm25 = LOOP.run(pool_rounds(table, text, qv, k, where, _CHUNK_COLUMNS, settings))
         except DocshelfError:
             raise
         except Exception as exc:  # noqa: BLE001 - mapped like every other query
