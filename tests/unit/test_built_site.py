@@ -151,14 +151,14 @@ def test_a_mkdocs_page_of_a_project_theme_without_landmarks_is_its_content_colum
     """A project's own MkDocs theme (Django REST framework's, Bootstrap): no ``role="main"``,
     ``<main>``, ``<article>`` or generator ``<meta>``; the site menu sits in a ``div.navbar``,
     the search box in a ``role="dialog"`` with its own ``<h3>``, the page's contents in a
-    sidebar, the text in ``div#main-content``."""
+    sidebar, the text in ``div#main-content`` after a label linking to the module's source."""
     doc = parse("mkdocs_theme", "retries/index.html")
     assert doc.title == "Retries"  # not "Retries - Ferrule": the MkDocs search script says who built it
     assert [b.heading_path for b in doc.blocks if b.kind == "heading"] == [("Retries",), ("Retries", "Backoff")]
     assert [b.text for b in doc.blocks if b.kind != "heading"] == [
-        "A request that fails before any byte was sent is retried on a fresh connection.",
+        "A request that fails before any byte was sent is retried on a fresh connection (retry.py).",
         "Each retry waits twice as long as the one before, up to max_backoff seconds."]
-    assert [(b.start_line, b.end_line) for b in doc.blocks] == [(54, 54), (55, 55), (56, 56), (57, 57)]
+    assert [(b.start_line, b.end_line) for b in doc.blocks] == [(55, 55), (56, 56), (57, 57), (58, 58)]
 
 
 def test_a_dialog_is_not_page_content(tmp_path: Path) -> None:

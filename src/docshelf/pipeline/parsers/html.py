@@ -6,7 +6,7 @@ before any text is read. The content is the element a site builder marks as the 
 own (``role="main"``, ``<main>``, one ``<article>``, Sphinx's ``div.body``, MkDocs'
 ``div.md-content``), or else the column a theme names as its content (``#main-content``); a
 dialog (a search box, a cookie notice) is never content. Inside it, a builder's permalink
-marks (``¶``), ``[source]`` links and "edit this page" buttons and tables of contents (a
+marks (``¶``), ``[source]`` links, "edit this page" and "view source" buttons and tables of contents (a
 Sphinx ``toctree``, as the reST parser drops it) are dropped; an API entry (a Sphinx
 ``dl.py.method`` and the like) becomes a heading named by its object, so a hit on one method
 cites that method; and a page built by Sphinx or MkDocs is titled without the site's suffix
@@ -74,6 +74,11 @@ _API_DL = frozenset({  # Sphinx object types (the dl's class; Sphinx 4+ also mar
     "option", "envvar", "confval", "describe",
 })
 _QUALIFIED = re.compile(r"^[A-Za-z_][\w.]*$")
+# A link to a file of the project's repository (GitHub/GitLab "…/blob/…", "…/tree/…", "…/edit/…").
+_REPOSITORY_FILE = re.compile(r"/(?:blob|tree|edit)/")
+# Where a link is part of the text: inside these it stays, outside them it is a theme's button.
+_PROSE = ("p", "li", "td", "th", "dt", "dd", "h1", "h2", "h3", "h4", "h5", "h6", "blockquote", "pre",
+          "figcaption", "caption", "summary")
 _GENERATOR = re.compile(r"^(sphinx|mkdocs)", re.I)
 _HEADINGS = {"h1", "h2", "h3", "h4", "h5", "h6"}
 _PARAGRAPHS = {"p", "dt", "dd", "figcaption", "caption", "summary", "address"}
@@ -137,6 +142,12 @@ def _strip_boilerplate(soup: BeautifulSoup) -> None:
             tag.decompose()
             if isinstance(parent, Tag) and parent.name == "a" and not parent.get_text(strip=True):
                 parent.decompose()
+    # A theme's "view source" / "edit this page" button (Django REST framework's label naming the
+    # module, "Edit on GitHub"): a link to the repository standing outside any text. A link to a
+    # file written into a sentence stays.
+    for link in soup.find_all("a", href=_REPOSITORY_FILE):
+        if not link.decomposed and link.find_parent(_PROSE) is None:
+            link.decompose()
     for tag in soup.find_all(attrs={"role": True}):
         if not tag.decomposed and str(tag.get("role", "")).lower() in DROP_ROLES:
             tag.decompose()
