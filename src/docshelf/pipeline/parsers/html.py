@@ -6,11 +6,11 @@ before any text is read. The content is the element a site builder marks as the 
 own (``role="main"``, ``<main>``, one ``<article>``, Sphinx's ``div.body``, MkDocs'
 ``div.md-content``), or else the column a theme names as its content (``#main-content``); a
 dialog (a search box, a cookie notice) is never content. Inside it, a builder's permalink
-marks (``¶``), ``[source]`` links, "edit this page" and "view source" buttons and tables of contents (a
-Sphinx ``toctree``, as the reST parser drops it) are dropped; an API entry (a Sphinx
-``dl.py.method`` and the like) becomes a heading named by its object, so a hit on one method
-cites that method; and a page built by Sphinx or MkDocs is titled without the site's suffix
-("… — Project 6.2 documentation").
+marks (``¶``), ``[source]`` links, "edit this page" and "view source" buttons and tables of
+contents (a Sphinx ``toctree``, as the reST parser drops it) are dropped; an API entry (a
+Sphinx ``dl.py.method`` and the like) becomes a heading named by its object, so a hit on one
+method cites that method; and a page built by Sphinx or MkDocs is titled without the site's
+suffix ("… — Project 6.2 documentation").
 """
 
 from __future__ import annotations
@@ -77,8 +77,8 @@ _QUALIFIED = re.compile(r"^[A-Za-z_][\w.]*$")
 # A link to a file of the project's repository (GitHub/GitLab "…/blob/…", "…/tree/…", "…/edit/…").
 _REPOSITORY_FILE = re.compile(r"/(?:blob|tree|edit)/")
 # Where a link is part of the text: inside these it stays, outside them it is a theme's button.
-_PROSE = ("p", "li", "td", "th", "dt", "dd", "h1", "h2", "h3", "h4", "h5", "h6", "blockquote", "pre",
-          "figcaption", "caption", "summary")
+_PROSE = ("p", "li", "td", "th", "dt", "dd", "h1", "h2", "h3", "h4", "h5", "h6", "blockquote",
+          "pre", "figcaption", "caption", "summary")
 _GENERATOR = re.compile(r"^(sphinx|mkdocs)", re.I)
 _HEADINGS = {"h1", "h2", "h3", "h4", "h5", "h6"}
 _PARAGRAPHS = {"p", "dt", "dd", "figcaption", "caption", "summary", "address"}
@@ -188,7 +188,7 @@ def built_by(soup: BeautifulSoup) -> str | None:
         src = str(tag["src"])
         if src.endswith("documentation_options.js"):
             return "sphinx"
-        if src.endswith("search/main.js"):  # MkDocs' search plugin, in every theme that does not bring its own
+        if src.endswith("search/main.js"):  # MkDocs' search plugin (themes without their own search)
             return "mkdocs"
     return None
 
