@@ -43,3 +43,20 @@ def test_a_postgresql_server_that_refuses_is_one_error_at_once_with_its_reason()
     message = str(caught.value)
     assert message.startswith(f"cannot connect to PostgreSQL at postgresql://user:***@127.0.0.1:{port}/db: ")
     assert "Connection refused" in message and "pw" not in message.replace("***", "")
+
+
+def test_an_unreachable_qdrant_server_is_one_error_without_the_clients_warning():
+    """qdrant-client warned 'Failed to obtain server version…' (two lines on stderr) before the error."""
+    import socket
+    import warnings
+
+    from docshelf.errors import StoreError
+    from docshelf.stores.qdrant_store import QdrantStore
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    with warnings.catch_warnings(record=True) as seen, pytest.raises(StoreError, match="Connection refused"):
+        warnings.simplefilter("always")
+        QdrantStore(f"qdrant://127.0.0.1:{port}", 64)
+    assert not [w for w in seen if "server version" in str(w.message)], [str(w.message) for w in seen]

@@ -34,6 +34,7 @@ import re
 import threading
 import time
 import uuid
+import warnings
 import zlib
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -140,6 +141,10 @@ class QdrantStore(Bm25Totals):
             self.client = _LOCAL[key]
             self._guard: Any = _LOCAL_GUARDS[key]
         else:
+            # An unreachable server fails the first call below with its reason; the client's
+            # version check (a thread of its own) warned first, two more lines on stderr. A server
+            # that answers with an incompatible version is still warned about.
+            warnings.filterwarnings("ignore", message="Failed to obtain server version", category=UserWarning)
             self.client = QdrantClient(**args)
             self._guard = contextlib.nullcontext()
         self.chunks, self.docs, self.meta = f"{self.base}_chunks", f"{self.base}_documents", f"{self.base}_meta"
