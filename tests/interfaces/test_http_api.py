@@ -195,6 +195,28 @@ def test_ingest_validation_names_the_field(client):
     assert r.status_code == 422 and r.json()["error"]["type"] == "InvalidRequest"
 
 
+def test_a_refused_long_value_is_quoted_short_not_echoed_whole(client):
+    """An over-long record content (under the body limit) or query was echoed whole in the error."""
+    r = client.post("/ingest/upsert", headers=AUTH, json={"records": [
+        {"id": "big", "content": "x " * 300_000, "metadata": {"source": "kb/big"}}]})
+    assert r.status_code == 422 and len(r.content) < 500, len(r.content)
+    assert r.json()["error"]["message"] == ("records.0.content: string should have at most 200000 characters, "
+                                            "got 'x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x '… "
+                                            "(600,000 characters)")
+    r = client.post("/search", json={"query": "word " * 5000})
+    assert r.status_code == 422 and len(r.content) < 500, len(r.content)
+    assert r.json()["error"]["message"].endswith("'… (24,999 characters)")
+
+
+def test_the_page_shows_a_bad_parameter_as_its_own_error(client):
+    """'k=abc' in the page's URL answered a JSON 422 instead of the page with the message."""
+    r = client.get("/", params={"q": "frobnicator", "k": "abc"})
+    assert r.status_code == 422 and r.headers["content-type"].startswith("text/html")
+    assert ('<p class="error" role="alert">k: input should be a valid integer, unable to parse string as an '
+            "integer, got &#39;abc&#39;</p>") in r.text
+    assert client.get("/", params={"q": "frobnicator", "k": "3"}).status_code == 200
+
+
 def test_document_ranges_and_errors(client):
     whole = client.get("/documents/guides/configure.md").json()
     assert "Line one" in whole["text"] and "Line three" in whole["text"]
