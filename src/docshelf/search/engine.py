@@ -41,8 +41,8 @@ from .calibrate import (
 from .calibration_memo import CalibrationMemo
 from .citing import cite_what_the_query_names
 from .diversity import Group, diversify, diversify_settled
-from .fuse import (FusionParams, bm25_to_unit, cosine_to_unit, exact_bonus, fuse_hybrid, heading_share, included_paths,
-                   heading_is_named, is_changelog, is_summary_heading, named_sections_first, opens_subsection, short_prior,
+from .fuse import (FusionParams, bm25_to_unit, cosine_to_unit, exact_bonus, fuse_hybrid, heading_is_named, heading_share,
+                   included_paths, is_changelog, is_summary_heading, named_sections_first, opens_subsection, short_prior,
                    subsection_after_lead_in, within_page_ties)
 from .highlight import after_no, highlight_spans, term_stems
 from .phrase import content_count, looks_pasted, phrase_share, query_words, reads_as_code
@@ -389,8 +389,11 @@ class Searcher:
                 lambda i: is_summary_heading(chunks[i].heading_path), params.summary_penalty,
             )
         if params.subsection_band > 0:  # a lead-in's first subsection, when it answers nearly as well
-            named = (lambda i: heading_is_named(tokens, chunks[i].heading_path)) if params.named_lead_in and tokens else None
-            ranked = subsection_after_lead_in(ranked, pages, _follower(chunks), params.subsection_band, named)
+            # ... unless the query names the lead-in itself (a class's section before its first subsection)
+            def named(i: str) -> bool:
+                return heading_is_named(tokens, chunks[i].heading_path)
+            ranked = subsection_after_lead_in(ranked, pages, _follower(chunks), params.subsection_band,
+                                              named if params.named_lead_in and tokens else None)
         ranked = cite_what_the_query_names(query, stems, ranked, chunks, lowered.phrase, params)
         return [(chunks[cid], score) for cid, score in ranked]
 
