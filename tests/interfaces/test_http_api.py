@@ -292,6 +292,25 @@ def test_body_limit(client):
     assert (r.status_code, r.json()["error"]["type"]) == (413, "PayloadTooLarge")
 
 
+def test_a_hit_inside_a_long_line_cites_its_characters_over_http_and_on_the_page(tmp_path):
+    """A minified file's chunks all cited 'lines 1-1'; each now names its characters, and those read back."""
+    import json
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    line = json.dumps([{"id": i, "name": f"item{i}", "note": "a widget record"} for i in range(6000)])
+    (docs / "data.json").write_text(line)
+    (tmp_path / "srv").mkdir()
+    with api_server(tmp_path / "srv", docs=docs, documents=1) as base, httpx.Client(base_url=base, timeout=30) as c:
+        hit = search(c, "item4321", mode="keyword", k=1)["hits"][0]
+        first, last = hit["start_col"], hit["end_col"]
+        assert hit["citation"] == f"data.json (line 1, chars {first}-{last})"
+        assert "item4321" in line[first - 1 : last] and line[first - 1 : last].split() == hit["text"].split()
+        doc = c.get("/documents/data.json", params={"lines": f"1:{first}-{last}"}).json()
+        assert (doc["text"], doc["start_line"], doc["end_line"]) == (line[first - 1 : last], 1, 1)
+        assert f"line 1, chars {first}-{last}" in c.get("/", params={"q": "item4321", "mode": "keyword"}).text
+
+
 def test_ingest_disabled_and_read_token(tmp_path):
     with api_server(tmp_path, "--token", READ_TOKEN) as base, httpx.Client(base_url=base, timeout=30) as c:
         r = c.post("/ingest/upsert", json={"records": [{"id": "a", "content": "b"}]},
