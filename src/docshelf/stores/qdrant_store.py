@@ -127,8 +127,11 @@ class QdrantStore(Bm25Totals):
             from qdrant_client import QdrantClient, models
         except ImportError as exc:
             raise ConfigError("the Qdrant store needs `pip install 'docshelf[qdrant]'`") from exc
+        from . import redact
+
         self.m = models
         self.dimensions = dimensions
+        self.where = redact(url)  # errors name the server (without its key)
         args, self.base, self.cluster = parse_url(url, api_key)
         self.local = "path" in args or "_key" in args
         if self.local:
@@ -168,12 +171,12 @@ class QdrantStore(Bm25Totals):
             except UnexpectedResponse as exc:
                 transient = exc.status_code in (429, 500, 502, 503, 504)
                 if not transient or attempt == RETRIES - 1:
-                    raise StoreError(f"Qdrant {what} failed: {exc}") from exc
+                    raise StoreError(f"Qdrant {what} failed at {self.where}: {exc}") from exc
             except (ResponseHandlingException, ConnectionError, TimeoutError) as exc:
                 if attempt == RETRIES - 1:
-                    raise StoreError(f"Qdrant {what} failed: {exc}") from exc
+                    raise StoreError(f"Qdrant {what} failed at {self.where}: {exc}") from exc
             except (ValueError, RuntimeError) as exc:  # local mode raises these
-                raise StoreError(f"Qdrant {what} failed: {exc}") from exc
+                raise StoreError(f"Qdrant {what} failed at {self.where}: {exc}") from exc
             time.sleep(0.2 * 2**attempt)
         raise AssertionError("unreachable")
 
