@@ -777,6 +777,18 @@ class Docshelf:
             cut.append(c if text == c.text else replace(c, text=text))
         return cut
 
+    def chunk_columns(self, chunks: Sequence[Chunk]) -> dict[str, tuple[int, int]]:
+        """Where each of ``chunks`` lies inside one very long line (``documents.line_columns``), by
+        chunk id, read from the stored chunks (the texts given may be cut); others are left out."""
+        from .documents import line_columns
+
+        single = [c.id for c in chunks if c.start_line is not None and c.start_line == c.end_line]
+        out: dict[str, tuple[int, int]] = {}
+        for c in self.store.get_chunks(single) if single else []:
+            if (columns := line_columns(c.root, c.path, c.start_line, c.text)) is not None:
+                out[c.id] = columns
+        return out
+
     def list_documents(self, request: DocumentListRequest | None = None, **options: Any) -> DocumentPage:
         """One page of documents sorted by (path, root); ``next_cursor`` continues after its last one."""
         if request is None:

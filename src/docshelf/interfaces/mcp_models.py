@@ -93,6 +93,9 @@ class NeighborChunkOut(BaseModel):
     page: Optional[int] = None
     start_line: Optional[int] = None
     end_line: Optional[int] = None
+    start_col: Optional[int] = Field(None, description=(
+        "Inside one very long line only: the chunk's first character in it (as search hits cite it)."))
+    end_col: Optional[int] = None
     text: str
 
 

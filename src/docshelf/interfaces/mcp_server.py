@@ -364,11 +364,14 @@ def build_server(runtime: ServerRuntime, *, response_chars: int = DEFAULT_RESPON
 
         Use it to read the context around a hit without fetching the whole document.
         """
-        chunks = svc().neighbors(chunk_id, before, after, max_chars=response_chars)
+        service = svc()
+        chunks = service.neighbors(chunk_id, before, after, max_chars=response_chars)
+        columns = service.chunk_columns(chunks)
         out = [
             NeighborChunkOut(
                 chunk_id=c.id, chunk_index=c.chunk_index, is_anchor=c.id == chunk_id, heading_path=list(c.heading_path),
                 page=c.page, start_line=c.start_line, end_line=c.end_line, text=c.text,
+                start_col=columns.get(c.id, (None, None))[0], end_col=columns.get(c.id, (None, None))[1],
             )
             for c in chunks
         ]
