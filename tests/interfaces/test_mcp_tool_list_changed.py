@@ -62,4 +62,3 @@ def test_the_client_is_told_when_the_search_description_names_the_index_scope(tm
 
     anyio.run(main)
     assert seen and set(seen) == {"notifications/tools/list_changed"}
-
