@@ -4,7 +4,8 @@ The FAQ set (benchmarks/beir/faq: 102 Django and Celery FAQ entries, one paraphr
 each) is where keyword matches on incidental words pulled hybrid below dense alone. Its
 training half is used here (the test half is only reported in benchmarks/README.md): hybrid
 must be within 0.005 nDCG@10 of semantic there, and the question the lexical floor was made
-for must rank its entry first only with the floor on.
+for must rank its entry first only with the floor on; a paraphrase whose answer is a short entry
+must rank it first only with the short-passage prior following the keyword side's share.
 """
 
 from __future__ import annotations
@@ -55,3 +56,51 @@ def test_a_one_word_keyword_match_does_not_outrank_the_entry_dense_finds(faq_ind
     assert rank_documents(index, query, "hybrid")[0][0] == "celery-41"
     _fusion(index, lexical_floor=0.0)  # before the floor: "What kinds of things should I use Celery for?"
     assert rank_documents(index, query, "hybrid")[0][0] != "celery-41"
+
+
+@pytest.mark.parametrize(("query", "gold"), [
+    # "Is Django stable?" (33 words) under "Why does this project exist?" (179 words), which
+    # holds "framework" and "production" but does not answer
+    ("is this framework reliable enough for big production sites", "django-general-03"),
+    # "Yes, please see Daemonizing" (4 words): first in both keyword and semantic, third in hybrid
+    ("run the worker as a daemon service", "celery-45"),
+])
+def test_a_short_answer_dense_finds_is_not_pushed_under_longer_keyword_matches(faq_index, query, gold):
+    from docshelf.eval.runner import rank_documents
+
+    _, index = faq_index
+    _fusion(index)
+    assert rank_documents(index, query, "semantic")[0][0] == gold
+    assert rank_documents(index, query, "hybrid")[0][0] == gold
+    _fusion(index, short_min_scale=1.0)  # before: the full prior whatever the keyword side's share
+    assert rank_documents(index, query, "hybrid")[0][0] != gold
+
+
+PYTHON_FAQ = FAQ.parent / "faq-python"
+
+
+@pytest.fixture(scope="module")
+def python_faq_index(tmp_path_factory):
+    from docshelf.eval.beir import load_dataset
+    from docshelf.eval.runner import open_eval_index
+
+    dataset = load_dataset(PYTHON_FAQ, "train")
+    return dataset, open_eval_index(dataset, cache_dir=tmp_path_factory.mktemp("faq-python-cache"))
+
+
+@pytest.mark.parametrize(("query", "gold"), [
+    # best BM25 match: a chunk on removing newlines (raw 18.8, a quarter of the words), so the
+    # coverage gate kept equal shares; the debugger entry was third
+    ("step through my code line by line and stop at a certain line, what tools exist", "python-programming-01"),
+    # "Is there a curses/termcap package for Python?": 19th with the gate (raw 12.8 on `text`, `library`)
+    ("terminal screen-handling library for text user interfaces", "python-library-04"),
+])
+def test_a_prose_question_is_not_held_by_a_strong_match_on_few_of_its_words(python_faq_index, query, gold):
+    from docshelf.eval.runner import rank_documents
+
+    _, index = python_faq_index
+    _fusion(index)
+    assert rank_documents(index, query, "semantic")[0][0] == gold
+    assert rank_documents(index, query, "hybrid")[0][0] == gold
+    _fusion(index, prose_coverage_gate=0.55)  # before: the gate for every query
+    assert rank_documents(index, query, "hybrid")[0][0] != gold

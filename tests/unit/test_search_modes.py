@@ -144,3 +144,52 @@ def test_zconf_weak_keyword_match_does_not_outrank_the_dense_top():
     # A match at or above the floor keeps its whole z: strong keyword evidence is untouched.
     strong = {k: v * 10 for k, v in lexical.items()}
     assert zconf(strong, dense) == zconf(strong, dense, replace(FusionParams(), lexical_floor=0.0))
+
+
+@pytest.mark.parametrize(("query", "prose"), [
+    ("step through my code line by line and stop at a certain line, what tools exist", True),
+    ("I'm writing a paper, what should I cite", True),  # an apostrophe inside a word is a sentence's
+    ("RuntimeError: Stream consumed", False),  # pasted
+    ("why does \"a\" in \"b\", \"a\" give a tuple", False),  # quotes: pasted code
+    ("how do I set response_model_exclude_unset", False),  # an identifier
+    ("Depends", False),  # a one-word name
+])
+def test_reads_as_prose(query, prose):
+    from docshelf.search.phrase import reads_as_prose
+
+    assert reads_as_prose(query) is prose
+
+
+def test_a_prose_question_trusts_dense_when_its_best_keyword_match_holds_few_of_its_words():
+    """The coverage rule (the best BM25 match holds few of the query's words: more dense share)
+    is gated at raw BM25 12.2 for pasted messages and names; a question in prose has no gate
+    (`step through my code line by line…`: raw 18.8, a quarter of its words, on the Python FAQ)."""
+    from dataclasses import replace
+
+    from docshelf.search.fuse import FusionParams, dense_weight
+
+    params = FusionParams()
+    assert params.prose_coverage_gate == 1.0 and params.coverage_gate == 0.55
+    assert dense_weight(0.41, 18.8, params, 0.25) == pytest.approx(0.5)  # gated: equal shares
+    prose = replace(params, coverage_gate=params.prose_coverage_gate)
+    assert dense_weight(0.41, 18.8, prose, 0.25) == pytest.approx(params.max_dense_weight)
+    assert dense_weight(0.41, 18.8, prose, 0.9) == pytest.approx(0.5)  # it holds most words: no change
+
+
+def test_hybrid_reads_the_prose_gate_only_for_questions_in_prose(docs_shelf, monkeypatch):
+    """The engine hands zconf the prose gate for a sentence and the plain gate for a pasted message."""
+    import docshelf.search.fuse as fuse
+
+    seen: list[float] = []
+    original = fuse.dense_weight
+
+    def spy(top_cosine, top_bm25, params, lexical_coverage=None):
+        seen.append(params.coverage_gate)
+        return original(top_cosine, top_bm25, params, lexical_coverage)
+
+    monkeypatch.setattr(fuse, "dense_weight", spy)
+    docs_shelf.search("how do I install the package", mode="hybrid")
+    assert seen and seen[0] == 1.0
+    seen.clear()
+    docs_shelf.search("ValueError: invalid literal for int()", mode="hybrid")
+    assert seen and seen[0] == 0.55
