@@ -147,6 +147,28 @@ def test_a_mkdocs_material_page_is_its_article() -> None:
     assert "Set a timeout shorter than the load balancer's idle limit." in text
 
 
+def test_a_mkdocs_page_of_a_project_theme_without_landmarks_is_its_content_column() -> None:
+    """A project's own MkDocs theme (Django REST framework's, Bootstrap): no ``role="main"``,
+    ``<main>``, ``<article>`` or generator ``<meta>``; the site menu sits in a ``div.navbar``,
+    the search box in a ``role="dialog"`` with its own ``<h3>``, the page's contents in a
+    sidebar, the text in ``div#main-content`` after a label linking to the module's source."""
+    doc = parse("mkdocs_theme", "retries/index.html")
+    assert doc.title == "Retries"  # not "Retries - Ferrule": the MkDocs search script says who built it
+    assert [b.heading_path for b in doc.blocks if b.kind == "heading"] == [("Retries",), ("Retries", "Backoff")]
+    assert [b.text for b in doc.blocks if b.kind != "heading"] == [
+        "A request that fails before any byte was sent is retried on a fresh connection (retry.py).",
+        "Each retry waits twice as long as the one before, up to max_backoff seconds."]
+    assert [(b.start_line, b.end_line) for b in doc.blocks] == [(55, 55), (56, 56), (57, 57), (58, 58)]
+
+
+def test_a_dialog_is_not_page_content(tmp_path: Path) -> None:
+    """A search box or cookie notice in ``role="dialog"`` is dropped even on a page of no known builder."""
+    page = (b"<html><body><div role='dialog'><h3>Search the docs</h3><p>Type to search</p></div>"
+            b"<h1>Pools</h1><p>Pools are shared.</p></body></html>")
+    doc = REGISTRY.parse(tmp_path / "p.html", page)
+    assert [(b.kind, b.text) for b in doc.blocks] == [("heading", "Pools"), ("paragraph", "Pools are shared.")]
+
+
 def test_a_hit_on_an_api_entry_cites_it_and_get_serves_the_cited_lines(shelf, tmp_path) -> None:
     site = tmp_path / "site"
     shutil.copytree(SITES / "sphinx", site)

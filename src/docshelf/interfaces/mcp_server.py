@@ -8,6 +8,8 @@ the SDK runs in worker threads, so no search or read blocks the event loop. A
 says what went wrong and what to do next.
 """
 
+import asyncio
+import collections
 import difflib
 import functools
 import inspect
@@ -19,8 +21,10 @@ from datetime import datetime, timezone
 from typing import Annotated, Any, Callable, Literal, Optional, TypeVar
 from urllib.parse import quote
 
+from mcp.server.lowlevel.server import NotificationOptions
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.subscriptions import InMemorySubscriptionBus, ToolsListChanged
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field, ValidationError
 
@@ -145,6 +149,59 @@ def _scope_text(settings: Settings, collections: Optional[list[tuple[str, tuple[
     return f"Collections: {', '.join(dict.fromkeys(names))}. Doc types: {', '.join(types)}."
 
 
+class ToolListNotifier:
+    """Tells connected clients that the tool list changed (a description now names the index's scope).
+
+    Clients list tools once, right after the handshake, before the index is open; without
+    ``notifications/tools/list_changed`` they would keep the configured scope for good.
+    Handshake-era clients get it on their connection (tracked from their
+    ``notifications/initialized``); 2026-07-28 clients get it on their
+    ``subscriptions/listen`` stream through the server's bus. Called from worker threads.
+    """
+
+    MAX_CONNECTIONS = 256  # the latest ones; an older HTTP session lists tools afresh when it returns
+
+    def __init__(self) -> None:
+        self.bus = InMemorySubscriptionBus()
+        self._sessions: collections.deque[tuple[Any, asyncio.AbstractEventLoop]] = collections.deque(
+            maxlen=self.MAX_CONNECTIONS)
+        self._loop: Optional[asyncio.AbstractEventLoop] = None
+        self._lock = threading.Lock()
+
+    def track(self, ctx: Any) -> None:
+        """Remember the connection a handshake-era client just completed (on its event loop)."""
+        loop = asyncio.get_running_loop()
+        with self._lock:
+            self._loop = loop
+            if ctx.method == "notifications/initialized" and ctx.session is not None:
+                self._sessions.append((ctx.session, loop))
+
+    def notify(self) -> None:
+        with self._lock:
+            sessions, loop = list(self._sessions), self._loop
+        if loop is None:
+            return  # nobody connected yet: the first tools/list reads the new descriptions
+        for session, session_loop in sessions:
+            self._send(session_loop, self._to_session(session))
+        self._send(loop, self.bus.publish(ToolsListChanged()))
+
+    async def _to_session(self, session: Any) -> None:
+        try:
+            await session.send_tool_list_changed()
+        except Exception:  # noqa: BLE001 - a closed connection is forgotten
+            log.debug("a connection did not take tools/list_changed; forgetting it", exc_info=True)
+            with self._lock:
+                self._sessions = collections.deque((s for s in self._sessions if s[0] is not session),
+                                                   maxlen=self.MAX_CONNECTIONS)
+
+    @staticmethod
+    def _send(loop: asyncio.AbstractEventLoop, coro: Any) -> None:
+        try:
+            asyncio.run_coroutine_threadsafe(coro, loop)
+        except RuntimeError:  # the loop is closed: the server is stopping
+            coro.close()
+
+
 def build_server(runtime: ServerRuntime, *, response_chars: int = DEFAULT_RESPONSE_CHARS) -> MCPServer:
     """An MCPServer whose tools read from ``runtime``'s service (opened in the background)."""
     from importlib.metadata import PackageNotFoundError, version
@@ -175,6 +232,13 @@ def build_server(runtime: ServerRuntime, *, response_chars: int = DEFAULT_RESPON
             runtime.start()
         return result
 
+    notifier = ToolListNotifier()
+
+    async def track_connections(ctx: Any, call_next: Any) -> Any:
+        result = await call_next(ctx)
+        notifier.track(ctx)
+        return result
+
     async def check_arguments(ctx: Any, call_next: Any) -> Any:
         params = ctx.params if ctx.method == "tools/call" and isinstance(ctx.params, dict) else None
         try:
@@ -188,7 +252,12 @@ def build_server(runtime: ServerRuntime, *, response_chars: int = DEFAULT_RESPON
         return await call_next(ctx)
 
     server: MCPServer = MCPServer(name="docshelf", version=ver, instructions=INSTRUCTIONS, lifespan=lifespan,
-                                  middleware=[start_after_handshake, check_arguments])
+                                  subscriptions=notifier.bus,
+                                  middleware=[track_connections, start_after_handshake, check_arguments])
+    # Advertise tools.listChanged to handshake-era clients (the SDK's default says False); the
+    # 2026-07-28 era derives it from subscriptions/listen, which the bus serves.
+    server._lowlevel_server.create_initialization_options = functools.partial(  # type: ignore[method-assign]
+        server._lowlevel_server.create_initialization_options, NotificationOptions(tools_changed=True))
     svc = runtime.service
 
     def hit_out(rank: int, hit: Hit) -> SearchHitOut:
@@ -405,17 +474,25 @@ def build_server(runtime: ServerRuntime, *, response_chars: int = DEFAULT_RESPON
             raise ResourceError(str(exc)) from exc
 
     def describe_index(service: Any) -> None:
-        """Once the index is open, list its real collections and types in the search descriptions."""
+        """List the index's real collections and types in search_docs' description, and tell clients.
+
+        Runs when the index opens and after each write that changed it (a first index, a new
+        collection or doc type); clients are notified only when the description changed.
+        """
         try:
             cols = [(c.name, c.doc_types) for c in service.collections()]
         except Exception:  # noqa: BLE001 - descriptions keep the configured scope
             return
-        if cols:
-            tool = server._tool_manager.get_tool("search_docs")
-            if tool is not None:
-                tool.description = f"{search_desc}\n\n{_scope_text(settings, cols)}"
+        tool = server._tool_manager.get_tool("search_docs")
+        if not cols or tool is None:
+            return
+        description = f"{search_desc}\n\n{_scope_text(settings, cols)}"
+        if description != tool.description:
+            tool.description = description
+            notifier.notify()
 
     runtime.on_ready.append(describe_index)
+    runtime.on_change.append(describe_index)
     return server
 
 

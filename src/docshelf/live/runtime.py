@@ -83,6 +83,7 @@ class ServerRuntime:
         self.model_state = "not loaded"  # "loading", "loaded", "failed: ..."
         self.writer: WriterLoop | None = None
         self.on_ready: list[Any] = []  # callables(service), run on the start-up thread
+        self.on_change: list[Any] = []  # callables(service), run on the writer thread after the index changed
         self._service: Docshelf | None = None
         self._ready = threading.Event()
         self._model_done = threading.Event()  # the model loaded or failed to
@@ -115,22 +116,26 @@ class ServerRuntime:
 
             self.writer = WriterLoop(
                 service, roots, watch=self.watch, poll=self.poll, retry=self.writer_retry, debounce=self.debounce,
-                read_only=self.read_only,
+                read_only=self.read_only, on_change=lambda: self._run_callbacks(self.on_change, service),
             )
             self.phase = "ready"
             self._ready.set()
             log.info("index %s open in %.2fs", service.index_dir, time.monotonic() - started)
-            for callback in self.on_ready:
-                try:
-                    callback(service)
-                except Exception:  # noqa: BLE001
-                    log.exception("start-up callback failed")
+            self._run_callbacks(self.on_ready, service)
             self.writer.start()
         except Exception as exc:  # noqa: BLE001 - reported by every tool call and index_status
             self.error = str(exc) if isinstance(exc, DocshelfError) else f"{type(exc).__name__}: {exc}"
             self.phase = "failed"
             log.exception("opening the index failed")
             self._ready.set()
+
+    @staticmethod
+    def _run_callbacks(callbacks: list[Any], service: Docshelf) -> None:
+        for callback in list(callbacks):
+            try:
+                callback(service)
+            except Exception:  # noqa: BLE001
+                log.exception("a runtime callback failed")
 
     def _load_model(self) -> None:
         assert self._service is not None

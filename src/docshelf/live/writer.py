@@ -85,9 +85,11 @@ class WriterLoop:
         retry: float = 3.0,
         debounce: float = 0.4,
         read_only: bool = False,
+        on_change: Callable[[], Any] | None = None,
     ) -> None:
         self.service = service
         self.read_only = read_only
+        self.on_change = on_change  # called on this thread after a write changed the index
         self.roots = roots
         self.watch = watch
         self.poll = poll
@@ -256,11 +258,20 @@ class WriterLoop:
         self.reconciles += 1
         self.failed.update(report.failed)
         self.last_update = time.time()
+        if report.added or report.updated or report.removed:
+            self._changed()
         log.info(
             "reconciled %s in %.1fs: %d new, %d changed, %d removed, %d unchanged, %d failed",
             ", ".join(map(str, roots)), time.monotonic() - started, len(report.added), len(report.updated),
             len(report.removed), report.unchanged, len(report.failed),
         )
+
+    def _changed(self) -> None:
+        if self.on_change is not None:
+            try:
+                self.on_change()
+            except Exception:  # noqa: BLE001 - a listener must not stop the writer
+                log.exception("an index-change callback failed")
 
     def eta(self) -> float | None:
         """Seconds the running reconcile still needs, from its pace so far (None before the first file)."""
@@ -365,6 +376,7 @@ class WriterLoop:
         if report.added or report.updated or report.removed or report.failed:
             self.last_update = time.time()
             self._batches_since_optimize += 1
+            self._changed()
             log.info(
                 "live update under %s: %s added, %s updated, %s removed, %s failed", root,
                 report.added, report.updated, report.removed, list(report.failed),

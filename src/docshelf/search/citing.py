@@ -64,9 +64,10 @@ def promote_within_page(
     return sorted(scores.items(), key=lambda kv: -kv[1])
 
 
-@lru_cache(maxsize=8192)  # once per page title
-def _title_words(title: str) -> tuple[str, ...]:
-    return tuple(_heading_words(title))
+@lru_cache(maxsize=8192)  # once per page title (a hybrid search asks for each of its ~200 candidates)
+def _title_words(title: str) -> tuple[tuple[str, str], ...]:
+    """The title's words, each with its matching prefix (``fuse._stem``)."""
+    return tuple((w, _stem(w)) for w in _heading_words(title))
 
 
 def names_title(stems: Sequence[str], title: str) -> bool:
@@ -74,7 +75,7 @@ def names_title(stems: Sequence[str], title: str) -> bool:
     and a word match when one starts the other, as in ``fuse.heading_share``)."""
     words = _title_words(title)
     return bool(stems) and bool(words) and all(
-        any(w.startswith(s) or s.startswith(_stem(w)) for w in words) for s in stems)
+        any(w.startswith(s) or s.startswith(root) for w, root in words) for s in stems)
 
 
 def only_names(query: str) -> bool:

@@ -10,7 +10,6 @@ import numpy as np
 import pyarrow as pa
 
 from ..models import Chunk
-from .filters import quote
 from .ties import TIE_SLACK, best_k, tie_key
 
 CHUNK_COLUMNS = [
@@ -189,7 +188,8 @@ async def probe_texts(table, probes, k: int) -> list[list[str]]:
 
 
 async def lexical_ids(table, text: str, k: int, where: str | None):
-    """BM25's top ``k``: ids, scores, row ids and vectors only (None without query terms)."""
+    """BM25's top ``k`` (``k + TIE_SLACK`` rows, see ``contenders``) as row ids and scores only,
+    None without query terms: the candidates' columns come in one ``take`` afterwards (``pool_rounds``)."""
     from lancedb.query import MatchQuery
 
     if not text.strip():
@@ -197,43 +197,73 @@ async def lexical_ids(table, text: str, k: int, where: str | None):
     q = table.query().nearest_to_text(MatchQuery(text, "search_text"))
     if where:
         q = q.where(where)
-    found = await arrow(q.select([*TIE_COLUMNS, "vector", "_score"]).with_row_id().limit(k + TIE_SLACK))
-    return top_rows(found, k, "_score")
+    return await arrow(q.select(["_score"]).with_row_id().limit(k + TIE_SLACK))
 
 
-async def pool_rounds(table, text: str, qv: np.ndarray, k: int, where: str | None, lexical_job, columns: list[str],
+def contenders(table: pa.Table, k: int, score: str) -> tuple[list[int], list[float]]:
+    """Row ids and scores of the rows of a ``k + TIE_SLACK`` query that can be among its best
+    ``k`` (``top_rows``): those scoring at least as well as its ``k``-th best. A row scoring
+    worse never is, whatever its tie key, so only these rows' columns need reading."""
+    rows, scores = table.column("_rowid").to_pylist(), table.column(score).to_pylist()
+    if len(scores) > k:
+        cut = sorted(scores, reverse=score != "_distance")[k - 1] if k > 0 else None
+        keep = [i for i, s in enumerate(scores) if cut is not None and (s >= cut if score != "_distance" else s <= cut)]
+        rows, scores = [rows[i] for i in keep], [scores[i] for i in keep]
+    return rows, scores
+
+
+def best_of(rows: list[int], scores: list[float], keys: dict[int, tuple], k: int, score: str) -> list[tuple[int, float]]:
+    """``top_rows``'s choice among ``contenders``: the ``k`` best by score, then ``tie_key``."""
+    keep = best_k(scores, [keys[r] for r in rows], k, higher_first=score != "_distance")
+    return [(rows[i], scores[i]) for i in keep]
+
+
+async def pool_rounds(table, text: str, qv: np.ndarray, k: int, where: str | None, columns: list[str],
                       settings: dict[str, int]):
-    """The rest of ``LanceStore.candidate_pool`` on the engine's loop: the vector query, then at
-    once the candidates' ``columns`` by row id and BM25 of the dense-only candidates."""
+    """The engine's part of ``LanceStore.candidate_pool``, on its loop. Both retrievers run at
+    once and return row ids and scores only; then at once one ``take`` of every contender's ``columns`` and
+    vector by row id (reading a row's columns is most of an engine query's cost, so each row is
+    read once, not by its retriever and again by the take), and BM25 of the dense contenders
+    BM25's query did not return, restricted to their row ids. Returns (lexical, dense) as
+    ``[(row id, score)]`` in ``top_rows`` order, the rows (with ``_rowid``) and the restricted
+    BM25 by row id."""
     from lancedb.query import MatchQuery
 
     q = with_settings(table.query().nearest_to(qv).column("vector").distance_type("cosine"), settings)
     if where:
         q = q.where(where)
-    # _distance is selected (not used: cosines come from the vectors) so LanceDB does not warn
-    dense = top_rows(await arrow(q.select([*TIE_COLUMNS, "vector", "_distance"]).with_row_id().limit(k + TIE_SLACK)),
-                     k, "_distance")
-    lexical = await asyncio.wrap_future(lexical_job)
-    if lexical is None:
-        lexical = dense.schema.empty_table().append_column("_score", pa.array([], pa.float32()))
-    seen = set(found_ids(lexical))
-    dense_only = [i for i in found_ids(dense) if i not in seen]
-    row_ids = list(dict.fromkeys([*lexical.column("_rowid").to_pylist(), *dense.column("_rowid").to_pylist()]))
+    dense_found, lexical_found = await asyncio.gather(
+        arrow(q.select(["_distance"]).with_row_id().limit(k + TIE_SLACK)), lexical_ids(table, text, k, where))
+    lex_rows, lex_scores = contenders(lexical_found, k, "_score") if lexical_found is not None else ([], [])
+    dense_rows, dense_scores = contenders(dense_found, k, "_distance")
+    # every row BM25 returned has its score already; the others are scored by a restricted query
+    scored = set(lexical_found.column("_rowid").to_pylist()) if lexical_found is not None else set()
+    unscored = [r for r in dense_rows if r not in scored]
+    row_ids = list(dict.fromkeys([*lex_rows, *dense_rows]))
 
-    async def restricted_bm25() -> dict[str, float]:
-        if not dense_only or not text.strip():
+    async def restricted_bm25() -> dict[int, float]:
+        if not unscored or not text.strip():
             return {}
-        ids = ", ".join(quote(i) for i in dense_only)
         found = await arrow(
-            table.query().nearest_to_text(MatchQuery(text, "search_text")).where(f"id IN ({ids})")
-            .select(["id", "_score"]).limit(len(dense_only))
+            table.query().nearest_to_text(MatchQuery(text, "search_text"))
+            .where(f"_rowid IN ({', '.join(map(str, unscored))})")
+            .select(["_score"]).with_row_id().limit(len(unscored))
         )
-        return dict(zip(found.column("id").to_pylist(), found.column("_score").to_pylist(), strict=True))
+        return dict(zip(found.column("_rowid").to_pylist(), found.column("_score").to_pylist(), strict=True))
 
     async def fetch_columns() -> pa.Table | None:
         if not row_ids:
             return None
-        return await arrow(table.take_row_ids(row_ids).select(columns))
+        return await arrow(table.take_row_ids(row_ids).select([*columns, "vector"]).with_row_id())
 
     rows, bm25 = await asyncio.gather(fetch_columns(), restricted_bm25())
+    if rows is None:
+        return [], [], None, {}
+    keys = dict(zip(rows.column("_rowid").to_pylist(), map(
+        tie_key, rows.column("path").to_pylist(), rows.column("chunk_index").to_pylist(), found_ids(rows)), strict=True))
+    if lexical_found is not None:
+        bm25 |= dict(zip(lexical_found.column("_rowid").to_pylist(), lexical_found.column("_score").to_pylist(),
+                         strict=True))
+    lexical = best_of(lex_rows, lex_scores, keys, k, "_score")
+    dense = best_of(dense_rows, dense_scores, keys, k, "_distance")
     return lexical, dense, rows, bm25

@@ -15,7 +15,6 @@ engine raises is mapped into docshelf's tree (``StoreError``, ``InvalidQuery``).
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import json
 import logging
@@ -39,10 +38,10 @@ from ..models import Chunk, DocumentRecord, SearchFilters
 from .filters import quote, to_sql
 from .lancedb_import import import_lancedb
 from .lance_queries import (
-    CHUNK_COLUMNS, HIT_COLUMNS, arrow, chunks_of, cosines, found_ids, fuzzy_query, lexical_ids, matrix, pool_rounds,
+    CHUNK_COLUMNS, HIT_COLUMNS, arrow, chunks_of, cosines, fuzzy_query, lexical_ids, matrix, pool_rounds,
     probe_texts, settled_rows, top_rows, window_limit, with_settings,
 )
-from .ties import TIE_SLACK
+from .ties import TIE_SLACK, tie_key
 from .records import field_tokens, include_lists
 from .locks import FileWriterLock
 from .vector_index import VectorIndex, index_for, needs_rebuild, query_settings
@@ -558,13 +557,14 @@ class LanceStore:
         (cosine), and for every candidate of either list its exact cosine and its BM25 (only
         those holding a query term), all from this thread's snapshot.
 
-        Four engine queries in two rounds, on the engine's event loop directly (the sync API
-        costs several loop round trips per query). Round one: BM25 starts while ``vector()``
-        (the query embedding) runs here, then the vector query; both fetch only ids, scores
-        and vectors (the exact cosines come from those vectors: no second vector query).
-        Round two, at once: the candidates' columns in one ``take`` by row id (made into
-        Chunks column by column), and BM25 of the dense-only candidates from one full-text
-        query restricted to them.
+        ``vector()`` (the query embedding) runs first, then four engine queries in two rounds
+        in one hand-over to the engine's event loop (the sync API costs several loop round trips
+        per query; each hand-over wakes the loop's thread, and the caller then waits for the GIL:
+        ~3-4 ms of wall per hand-over at load 10). Round one, at once: BM25 and the vector query,
+        both returning row ids and scores only. Round two, at once: every candidate's columns and
+        vector in one ``take`` by row id (made into Chunks column by column; the exact cosines
+        come from those vectors), and BM25 of the dense candidates BM25's query did not return,
+        restricted to their row ids (``lance_queries.pool_rounds``).
         """
         from lancedb.background_loop import LOOP
 
@@ -572,28 +572,33 @@ class LanceStore:
         table = reader._table  # the engine's async handle (lancedb is pinned to 0.40.x)
         settings = self.vector_query_settings(reader, k)
         where = to_sql(filters)
-        lexical_job = asyncio.run_coroutine_threadsafe(lexical_ids(table, text, k, where), LOOP.loop)
+        qv = np.asarray(vector(), dtype=np.float32)
         try:
-            qv = np.asarray(vector(), dtype=np.float32)
-        except BaseException:
-            lexical_job.cancel()
-            raise
-        try:
-            lexical, dense, rows, bm25 = LOOP.run(pool_rounds(table, text, qv, k, where, lexical_job, _CHUNK_COLUMNS, settings))
+            lexical, dense, rows, bm25 = LOOP.run(pool_rounds(table, text, qv, k, where, _CHUNK_COLUMNS, settings))
         except DocshelfError:
             raise
         except Exception as exc:  # noqa: BLE001 - mapped like every other query
             _raise_query_error(self.dir, exc)
-        chunks = {c.id: c for c in chunks_of(rows)} if rows is not None else {}
+        if rows is None:
+            return [], [], {}, {}
+        chunks = dict(zip(rows.column("_rowid").to_pylist(), chunks_of(rows), strict=True))
+        at = {r: i for i, r in enumerate(chunks)}
+        vectors = matrix(rows.column("vector"), self.dimensions)
         cos: dict[str, float] = {}
-        for found in (lexical, dense):
-            if found.num_rows:
-                sims = cosines(matrix(found.column("vector"), self.dimensions), qv)
-                cos.update(zip(found_ids(found), sims.tolist(), strict=True))
-        bm25 |= dict(zip(found_ids(lexical), map(float, lexical.column("_score").to_pylist()), strict=True))
-        lexical_hits = [(chunks[i], bm25[i]) for i in found_ids(lexical)]
-        dense_hits = [(chunks[i], cos[i]) for i in found_ids(dense)]
-        return lexical_hits, dense_hits, cos, bm25
+        for found in (lexical, dense):  # each list's cosines as one product, in its order (the same floats as before)
+            if found:
+                sims = cosines(vectors[[at[r] for r, _ in found]], qv)
+                cos.update(zip((chunks[r].id for r, _ in found), sims.tolist(), strict=True))
+        lexical_hits = [(chunks[r], float(s)) for r, s in lexical]
+        dense_hits = [(chunks[r], cos[chunks[r].id]) for r, _ in dense]
+        # BM25 of the dense-only candidates that hold a query term, best first (equal scores
+        # by ``tie_key``: the engine lists them in no fixed order), then BM25's own top k
+        top = {r for r, _ in lexical}
+        dense_only = sorted((r for r, _ in dense if r not in top and r in bm25),
+                            key=lambda r: (-bm25[r], tie_key(chunks[r].path, chunks[r].chunk_index, chunks[r].id)))
+        scores = {chunks[r].id: float(bm25[r]) for r in dense_only}
+        scores |= {chunks[r].id: float(s) for r, s in lexical}
+        return lexical_hits, dense_hits, cos, scores
 
     @_mapped("search")
     def probe_texts(self, probes: Sequence[tuple[str, int]], k: int) -> list[list[str]]:

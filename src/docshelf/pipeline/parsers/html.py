@@ -4,12 +4,13 @@ Documentation sites wrap every page in the same navigation, header and footer;
 indexing those would make every page match every query, so they are dropped
 before any text is read. The content is the element a site builder marks as the page's
 own (``role="main"``, ``<main>``, one ``<article>``, Sphinx's ``div.body``, MkDocs'
-``div.md-content``). Inside it, a builder's permalink marks (``¶``), ``[source]`` links and
-"edit this page" buttons and tables of contents (a Sphinx ``toctree``, as the reST parser
-drops it) are dropped; an API entry (a Sphinx ``dl.py.method`` and the like)
-becomes a heading named by its object, so a hit on one method cites that method; and a
-page built by Sphinx or MkDocs is titled without the site's suffix ("… — Project 6.2
-documentation").
+``div.md-content``), or else the column a theme names as its content (``#main-content``); a
+dialog (a search box, a cookie notice) is never content. Inside it, a builder's permalink
+marks (``¶``), ``[source]`` links, "edit this page" and "view source" buttons and tables of
+contents (a Sphinx ``toctree``, as the reST parser drops it) are dropped; an API entry (a
+Sphinx ``dl.py.method`` and the like) becomes a heading named by its object, so a hit on one
+method cites that method; and a page built by Sphinx or MkDocs is titled without the site's
+suffix ("… — Project 6.2 documentation").
 """
 
 from __future__ import annotations
@@ -50,7 +51,7 @@ _VOID = frozenset({
 
 DROP_TAGS = ("script", "style", "noscript", "nav", "footer", "aside", "form", "svg",
              "iframe", "template", "button")
-DROP_ROLES = ("navigation", "banner", "contentinfo", "search")
+DROP_ROLES = ("navigation", "banner", "contentinfo", "search", "dialog", "alertdialog")
 DROP_SELECTORS = (
     "a.headerlink",  # Sphinx/MkDocs permalink marks (¶) in headings and API entries
     ".viewcode-link",  # Sphinx "[source]" beside an API entry
@@ -63,12 +64,21 @@ DROP_SELECTORS = (
 # element a site builder wraps its content in.
 MAIN_SELECTORS = ("[role=main]", "main")
 BUILDER_CONTENT_SELECTORS = ("div.body", "div.md-content", "div.rst-content")
+# A theme with no landmark (a project's own MkDocs or Bootstrap theme) still names its content
+# column, by the ids and classes that "skip to content" links conventionally target. Taken only
+# when it holds the page's first heading, so a column that is not the text never hides it.
+THEME_CONTENT_SELECTORS = ("#main-content", "#maincontent", ".main-content", "#main", "#content")
 _API_DL = frozenset({  # Sphinx object types (the dl's class; Sphinx 4+ also marks the dt "sig")
     "class", "function", "method", "attribute", "exception", "data", "property", "classmethod",
     "staticmethod", "decorator", "module", "type", "macro", "member", "var", "enum", "struct",
     "option", "envvar", "confval", "describe",
 })
 _QUALIFIED = re.compile(r"^[A-Za-z_][\w.]*$")
+# A link to a file of the project's repository (GitHub/GitLab "…/blob/…", "…/tree/…", "…/edit/…").
+_REPOSITORY_FILE = re.compile(r"/(?:blob|tree|edit)/")
+# Where a link is part of the text: inside these it stays, outside them it is a theme's button.
+_PROSE = ("p", "li", "td", "th", "dt", "dd", "h1", "h2", "h3", "h4", "h5", "h6", "blockquote",
+          "pre", "figcaption", "caption", "summary")
 _GENERATOR = re.compile(r"^(sphinx|mkdocs)", re.I)
 _HEADINGS = {"h1", "h2", "h3", "h4", "h5", "h6"}
 _PARAGRAPHS = {"p", "dt", "dd", "figcaption", "caption", "summary", "address"}
@@ -132,6 +142,12 @@ def _strip_boilerplate(soup: BeautifulSoup) -> None:
             tag.decompose()
             if isinstance(parent, Tag) and parent.name == "a" and not parent.get_text(strip=True):
                 parent.decompose()
+    # A theme's "view source" / "edit this page" button (Django REST framework's label naming the
+    # module, "Edit on GitHub"): a link to the repository standing outside any text. A link to a
+    # file written into a sentence stays.
+    for link in soup.find_all("a", href=_REPOSITORY_FILE):
+        if not link.decomposed and link.find_parent(_PROSE) is None:
+            link.decompose()
     for tag in soup.find_all(attrs={"role": True}):
         if not tag.decomposed and str(tag.get("role", "")).lower() in DROP_ROLES:
             tag.decompose()
@@ -153,6 +169,11 @@ def _content_root(soup: BeautifulSoup) -> Tag:
         found = soup.select_one(selector)
         if isinstance(found, Tag):
             return found
+    first = soup.find(sorted(_HEADINGS))
+    for selector in THEME_CONTENT_SELECTORS if isinstance(first, Tag) else ():
+        found = soup.select_one(selector)
+        if isinstance(found, Tag) and any(parent is found for parent in first.parents):
+            return found
     body = soup.find("body")
     return body if isinstance(body, Tag) else soup
 
@@ -164,8 +185,11 @@ def built_by(soup: BeautifulSoup) -> str | None:
         if found:
             return found.group(1).lower()
     for tag in soup.find_all("script", src=True):
-        if str(tag["src"]).endswith("documentation_options.js"):
+        src = str(tag["src"])
+        if src.endswith("documentation_options.js"):
             return "sphinx"
+        if src.endswith("search/main.js"):  # MkDocs' search plugin (themes without their own search)
+            return "mkdocs"
     return None
 
 
