@@ -74,33 +74,3 @@ def test_a_short_answer_dense_finds_is_not_pushed_under_longer_keyword_matches(f
     assert rank_documents(index, query, "hybrid")[0][0] == gold
     _fusion(index, short_min_scale=1.0)  # before: the full prior whatever the keyword side's share
     assert rank_documents(index, query, "hybrid")[0][0] != gold
-
-
-PYTHON_FAQ = FAQ.parent / "faq-python"
-
-
-@pytest.fixture(scope="module")
-def python_faq_index(tmp_path_factory):
-    from docshelf.eval.beir import load_dataset
-    from docshelf.eval.runner import open_eval_index
-
-    dataset = load_dataset(PYTHON_FAQ, "train")
-    return dataset, open_eval_index(dataset, cache_dir=tmp_path_factory.mktemp("faq-python-cache"))
-
-
-@pytest.mark.parametrize(("query", "gold"), [
-    # best BM25 match: a chunk on removing newlines (raw 18.8, a quarter of the words), so the
-    # coverage gate kept equal shares; the debugger entry was third
-    ("step through my code line by line and stop at a certain line, what tools exist", "python-programming-01"),
-    # "Is there a curses/termcap package for Python?": 19th with the gate (raw 12.8 on `text`, `library`)
-    ("terminal screen-handling library for text user interfaces", "python-library-04"),
-])
-def test_a_prose_question_is_not_held_by_a_strong_match_on_few_of_its_words(python_faq_index, query, gold):
-    from docshelf.eval.runner import rank_documents
-
-    _, index = python_faq_index
-    _fusion(index)
-    assert rank_documents(index, query, "semantic")[0][0] == gold
-    assert rank_documents(index, query, "hybrid")[0][0] == gold
-    _fusion(index, prose_coverage_gate=0.55)  # before: the gate for every query
-    assert rank_documents(index, query, "hybrid")[0][0] != gold

@@ -45,12 +45,6 @@ class FusionParams:
     coverage_pivot: float = 0.7
     coverage_slope: float = 2.0
     coverage_gate: float = 0.55
-    # ...except for a question in prose (no code-like token, nothing pasted), where this gate
-    # is used instead (1: none). A paraphrased question's best BM25 match can score high on
-    # ordinary words ("step through my code line by line": raw 18.8, a quarter of its words)
-    # and still miss the answer that the dense side ranks first (the FAQ sets, benchmarks/README.md
-    # "The FAQ gap, third pass"); pasted messages and names keep the gate.
-    prose_coverage_gate: float = 1.0
     max_dense_weight: float = 0.95
     # A weak keyword match stands out only by its z-score: over a pool where most candidates
     # hold no query term, a chunk matching one common word gets a BM25 z of 4-5 and outranks

@@ -7,8 +7,7 @@ the words' meaning, pulls towards the page that explains the topic in general. T
 run of consecutive query words that a candidate holds in the same order tells them apart.
 It is used only for queries that look pasted (``looks_pasted``): on questions written in
 words it changed nothing on the training sets, and it costs a little time per candidate.
-``reads_as_code`` (a pasted query, or a one-word name) is the shape calibration uses;
-``reads_as_prose`` (neither pasted nor naming code) is the shape hybrid fusion reads.
+``reads_as_code`` (a pasted query, or a one-word name) is the shape calibration uses.
 """
 
 from __future__ import annotations
@@ -40,12 +39,6 @@ def looks_pasted(query: str) -> bool:
 def reads_as_code(query: str) -> bool:
     """A pasted message or output line (``looks_pasted``) or a one-word name (``Depends``, ``or_``)."""
     return looks_pasted(query) or (len(query.split()) == 1 and bool(code_tokens(query)))
-
-
-def reads_as_prose(query: str) -> bool:
-    """A question in a sentence's words only: nothing pasted (``looks_pasted``) and no code-like
-    token (``analysis.code_tokens``: an identifier, a number, a one-word name)."""
-    return not looks_pasted(query) and not code_tokens(query)
 
 
 def content_count(words: Sequence[str]) -> int:
