@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import platformdirs
-from pydantic import BaseModel, Field, SecretStr, field_validator
+from pydantic import BaseModel, Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, TomlConfigSettingsSource
 
 from .errors import ConfigError
@@ -177,12 +177,62 @@ def load_settings(config: Path | None = None, **overrides: Any) -> Settings:
     if config is not None and not Path(config).is_file():
         raise ConfigError(f"config file {config} not found")
     _CONFIG_OVERRIDE = Path(config) if config else None
+    given = {k: v for k, v in overrides.items() if v is not None}
     try:
-        return Settings(**{k: v for k, v in overrides.items() if v is not None})
-    except Exception as exc:  # pydantic ValidationError, TOML decode errors
+        path = _config_path()
+        if path is not None:
+            _check_config_file(path)
+        return Settings(**given)
+    except ConfigError:
+        raise
+    except ValidationError as exc:
+        raise ConfigError(_validation_problem(exc, path, given)) from exc
+    except Exception as exc:  # noqa: BLE001 - anything else reading the file
         raise ConfigError(f"invalid configuration: {exc}") from exc
     finally:
         _CONFIG_OVERRIDE = None
+
+
+def _check_config_file(path: Path) -> None:
+    """The config file parses as TOML and names only known settings: a misspelt key
+    (``chunk_tokns``) would otherwise be ignored, and the user would believe it applied."""
+    import difflib
+    import tomllib
+
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return  # DOCSHELF_CONFIG naming no file means no config file (as before); --config checks its own
+    except UnicodeDecodeError:
+        raise ConfigError(f"config file {path} is not UTF-8 text; save it as UTF-8") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"config file {path} is not valid TOML: {exc}") from None
+    except OSError as exc:
+        raise ConfigError(f"config file {path} cannot be read: {exc.strerror or exc}") from None
+    known = list(Settings.model_fields)
+    for key in data:
+        if key not in Settings.model_fields:
+            close = difflib.get_close_matches(key, known, n=1, cutoff=0.7)
+            hint = f" (did you mean '{close[0]}'?)" if close else ""
+            raise ConfigError(f"config file {path}: unknown setting '{key}'{hint}")
+
+
+def _validation_problem(exc: ValidationError, path: Path | None, given: dict[str, Any]) -> str:
+    """One line per refused setting: which one, why, the value, and where it came from."""
+    problems = []
+    for error in exc.errors():
+        loc = [str(part) for part in error.get("loc", ())]
+        field = loc[0] if loc else "?"
+        env = f"DOCSHELF_{field.upper()}"
+        if field in given:
+            source = "the command line"
+        elif env in os.environ:
+            source = f"environment variable {env}"
+        else:
+            source = f"config file {path}" if path is not None else "the configuration"
+        reason = str(error.get("msg", "")).removeprefix("Value error, ")
+        problems.append(f"{'.'.join(loc) or field} in {source}: {reason} (got {error.get('input')!r})")
+    return "invalid configuration: " + "; ".join(problems)
 
 
 def _glob_match(rel_path: str, pattern: str) -> bool:

@@ -110,6 +110,57 @@ def source_lines(record: DocumentRecord) -> tuple[list[str] | None, str]:
     return lines, ""
 
 
+LONG_LINE = 2_000  # characters: a hit inside a longer line cites the characters it holds too
+_LONG_LINES: dict[Path, tuple[int, int, dict[int, str]]] = {}  # path -> (mtime_ns, size, its long lines)
+_LONG_LINES_KEPT = 256
+
+
+def _long_lines(path: Path) -> dict[int, str]:
+    """``path``'s lines longer than ``LONG_LINE``, by number; remembered per file version, so a
+    search costs one ``stat`` per hit once a file has been read (most files have none)."""
+    from .pipeline.parsers._common import decode_text
+
+    try:
+        st = path.stat()
+    except OSError:
+        return {}
+    if st.st_size <= LONG_LINE:
+        return {}
+    cached = _LONG_LINES.get(path)
+    if cached is not None and cached[:2] == (st.st_mtime_ns, st.st_size):
+        return cached[2]
+    try:
+        text = decode_text(path, path.read_bytes())
+    except (OSError, ParseError):
+        return {}
+    long = {n: line for n, line in enumerate(text.split("\n"), start=1) if len(line) > LONG_LINE}
+    if len(_LONG_LINES) >= _LONG_LINES_KEPT:
+        try:
+            _LONG_LINES.pop(next(iter(_LONG_LINES)))
+        except (RuntimeError, StopIteration, KeyError):  # another thread changed it: nothing to free
+            pass
+    _LONG_LINES[path] = (st.st_mtime_ns, st.st_size, long)
+    return long
+
+
+def line_columns(root: str, path: str, line: int | None, text: str) -> tuple[int, int] | None:
+    """Where ``text`` lies in line ``line`` of the file (1-based first and last character), when
+    that line is longer than ``LONG_LINE``: a minified file's one line holds hundreds of chunks,
+    and "lines 3-3" alone does not find one of them. None when the line is short, or the text is
+    not found word for word in it (a changed file, a format whose text is not the source's)."""
+    if line is None or not text.strip():
+        return None
+    source = _long_lines(Path(root) / path).get(line)
+    if source is None:
+        return None
+    at = source.find(text)
+    if at >= 0:
+        return at + 1, at + len(text)
+    # The chunker joins a long line's sentences with one space: any whitespace may stand between words.
+    match = re.search(r"\s+".join(map(re.escape, text.split())), source)
+    return (match.start() + 1, match.end()) if match else None
+
+
 def reading_lines(path: Path, data: bytes, count: int) -> list[str]:
     """An HTML page's lines as a reader sees them: each block's text on the source lines it was
     parsed from, markup and site chrome blank. Citations number an HTML page's source lines, so
@@ -146,6 +197,15 @@ def cut_lines(
     if record.format == "html":  # reading lines: the blank lines that held markup are squeezed
         text = re.sub(r"\n{3,}", "\n\n", text).strip("\n")
     return text, start, end, held
+
+
+def cut_columns(record: DocumentRecord, line_text: str, line: int, columns: tuple[int, int]) -> str:
+    """Characters ``columns`` (1-based, inclusive) of one line's text, as a hit inside a long line cites them."""
+    first, last = columns
+    if first > len(line_text):
+        raise NotFound(f"line {line} of {record.path} has {len(line_text)} characters; characters {first}-{last} "
+                       "hold none")
+    return line_text[first - 1 : last]
 
 
 def select(

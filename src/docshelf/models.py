@@ -169,6 +169,10 @@ class Hit:
     date: str | None = None
     highlights: tuple[tuple[int, int], ...] = ()
     text_truncated: bool = False  # shortened to fit a response budget (SearchRequest.max_chars)
+    # Inside one very long line (minified JSON, a one-line text): the first and last character
+    # of the passage in start_line (1-based), so the citation finds it; get lines="L:FIRST-LAST".
+    start_col: int | None = None
+    end_col: int | None = None
 
     @property
     def doc_id(self) -> str:

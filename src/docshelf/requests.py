@@ -32,6 +32,7 @@ MIN_TEXT_CHARS = 100
 MODES: tuple[SearchMode, ...] = ("hybrid", "semantic", "keyword", "fuzzy")
 _FIELD_KEY = re.compile(r"^[A-Za-z0-9_.-]+$")
 _LINES = re.compile(r"^\s*(\d+)\s*(?:-\s*(\d+)\s*)?$")
+_COLUMNS = re.compile(r"^\s*(\d+)\s*:\s*(\d+)\s*-\s*(\d+)\s*$")  # LINE:FIRST-LAST characters of one line
 
 
 class _Request(BaseModel):
@@ -51,6 +52,18 @@ class _Request(BaseModel):
         return cls.model_fields[name].description or ""
 
 
+SHOWN_CHARS = 60
+
+
+def shown(value: Any) -> str:
+    """A refused value as an error message quotes it: in full when short, else its start and its
+    length (a 40 MB record's content was echoed whole in the error, and a 2,000-word query too)."""
+    if isinstance(value, str) and len(value) > SHOWN_CHARS:
+        return f"{value[:SHOWN_CHARS]!r}… ({len(value):,} characters)"
+    text = repr(value)
+    return text if len(text) <= SHOWN_CHARS + 20 else f"{text[:SHOWN_CHARS]}… ({len(text):,} characters)"
+
+
 def invalid_request(exc: ValidationError, model: type[BaseModel] | None = None) -> InvalidRequest:
     """The first problem of a ValidationError as ``InvalidRequest(field, message)``."""
     error = exc.errors()[0]
@@ -68,9 +81,9 @@ def invalid_request(exc: ValidationError, model: type[BaseModel] | None = None) 
         lo, hi = _bounds(model.model_fields[field])
         message = (f"must be between {lo} and {hi}" if lo is not None and hi is not None
                    else f"must be at least {lo}" if lo is not None else f"must be at most {hi}")
-        message += f", got {error.get('input')!r}"
+        message += f", got {shown(error.get('input'))}"
     elif kind != "value_error" and "input" in error:
-        message = f"{message[:1].lower()}{message[1:]}, got {error['input']!r}"
+        message = f"{message[:1].lower()}{message[1:]}, got {shown(error['input'])}"
     return InvalidRequest(field, message)
 
 
@@ -219,10 +232,25 @@ class InvalidRequestValue(ValueError):
         self.message = message
 
 
+def parse_columns(value: Any) -> Optional[tuple[int, int, int]]:
+    """``"3:52001-54000"``: line 3, characters 52001 to 54000 (1-based, inclusive), as a hit inside
+    a very long line cites it (a minified file's one line holds hundreds of chunks); else None."""
+    match = _COLUMNS.match(str(value)) if isinstance(value, str) else None
+    if not match:
+        return None
+    line, first, last = (int(g) for g in match.groups())
+    if line < 1 or first < 1 or last < first:
+        raise ValueError(f"use LINE:FIRST-LAST with 1-based characters and FIRST <= LAST, got {value!r}")
+    return line, first, last
+
+
 def parse_lines(value: Any) -> Optional[tuple[int, int]]:
-    """The one line-range syntax: ``"12-40"`` (inclusive) or ``"12"`` (one line), 1-based."""
+    """The one line-range syntax: ``"12-40"`` (inclusive) or ``"12"`` (one line), 1-based; or
+    ``"3:52001-54000"`` (characters of line 3, see ``parse_columns``), whose line range is 3-3."""
     if value is None or value == "":
         return None
+    if (columns := parse_columns(value)) is not None:
+        return columns[0], columns[0]
     if isinstance(value, (tuple, list)) and len(value) == 2:
         start, end = (int(x) for x in value)
     else:
@@ -242,7 +270,8 @@ class DocumentRequest(_Request):
     doc_id: Optional[str] = Field(None, description="Alternative to path: the doc_id of a hit or listed document.")
     root: Optional[str] = Field(None, description="The document's root folder, when two roots hold the same path.")
     lines: Optional[str] = Field(None, description=(
-        "Only these lines of the file, exactly (text formats): 'START-END', e.g. '10-40', or one line, e.g. '12'."))
+        "Only these lines of the file, exactly (text formats): 'START-END', e.g. '10-40', or one line, e.g. '12'; "
+        "'LINE:FIRST-LAST' reads characters of one very long line, e.g. '3:2001-4000', as hits inside one cite it."))
     page: Optional[int] = Field(None, ge=1, description="Only this page (PDF, 1-based).")
     section: Optional[str] = Field(None, description=(
         "Only the section under this heading (case, markup such as backticks and numbering are ignored)."))
@@ -253,7 +282,10 @@ class DocumentRequest(_Request):
     @classmethod
     def _lines(cls, v: Any) -> Any:
         span = parse_lines(v)
-        return None if span is None else f"{span[0]}-{span[1]}"
+        if span is None:
+            return None
+        columns = parse_columns(v)
+        return f"{columns[0]}:{columns[1]}-{columns[2]}" if columns else f"{span[0]}-{span[1]}"
 
     @field_validator("path", "doc_id", "section", "root")
     @classmethod
@@ -269,6 +301,12 @@ class DocumentRequest(_Request):
     @property
     def line_range(self) -> Optional[tuple[int, int]]:
         return parse_lines(self.lines)
+
+    @property
+    def columns(self) -> Optional[tuple[int, int]]:
+        """The characters asked of ``line_range``'s one line (``lines="3:2001-4000"``), else None."""
+        columns = parse_columns(self.lines)
+        return None if columns is None else (columns[1], columns[2])
 
 
 def encode_cursor(root: str, path: str) -> str:
@@ -320,5 +358,7 @@ __all__ = [
     "decode_cursor",
     "encode_cursor",
     "invalid_request",
+    "parse_columns",
+    "shown",
     "parse_lines",
 ]

@@ -18,7 +18,7 @@ from typing import Any
 
 from . import allocator
 from .config import Settings
-from .documents import cut_lines, reassemble, resolve_note, select, select_lines, source_lines
+from .documents import cut_columns, cut_lines, reassemble, resolve_note, select, select_lines, source_lines
 from .errors import ConfigError, EmbedderMismatch, IndexLocked, IndexNotFound, InvalidRequest, NotFound, StoreError
 from .models import Chunk, DocumentRecord, IndexReport, SearchResult, doc_id
 from .protocols import Embedder, Store
@@ -601,6 +601,7 @@ class Docshelf:
         elif not result.hits and result.empty_reason == "no_match" and (
                 filters.paths == () or self.documents_in_scope(request) == 0):
             result = replace(result, empty_reason="empty_scope")  # the filters leave no document, not the query
+        result = self._cite_columns(result)
         if request.max_chars is None:
             return result
         from .search.budget import fit_hits
@@ -611,6 +612,20 @@ class Docshelf:
         note = (f"hit texts were shortened to keep this response under {request.max_chars} characters; "
                 "read_neighbors(chunk_id) or get_document(path) gives the full text")
         return replace(result, hits=tuple(hits), note="; ".join(n for n in (result.note, note) if n))
+
+    @staticmethod
+    def _cite_columns(result: SearchResult) -> SearchResult:
+        """A hit inside one very long line also cites its characters there (``line_columns``):
+        hundreds of chunks of a minified file would otherwise all cite 'lines 1-1'."""
+        from .documents import line_columns
+
+        hits = list(result.hits)
+        for i, hit in enumerate(hits):
+            if hit.start_line is not None and hit.start_line == hit.end_line:
+                columns = line_columns(hit.root, hit.path, hit.start_line, hit.text)
+                if columns is not None:
+                    hits[i] = replace(hit, start_col=columns[0], end_col=columns[1])
+        return replace(result, hits=tuple(hits))
 
     def _missing_collections_note(self, wanted: Sequence[str]) -> str:
         """An empty answer in a collection the index does not hold: a misspelt name, not a query
@@ -694,6 +709,8 @@ class Docshelf:
                 scoped = request.page is not None or request.section is not None
                 text, first, last, selected = cut_lines(record, selected, span, source, scoped)
                 exact = (first, last)
+                if request.columns is not None:
+                    text = cut_columns(record, text, first, request.columns)
             else:
                 selected = select_lines(record, selected, span)
         if exact is None:

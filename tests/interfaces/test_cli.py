@@ -359,3 +359,29 @@ def test_the_hint_under_no_results_depends_on_why_there_are_none(run, indexed):
                                                 "`docshelf documents` lists what is indexed.")
     code, out, _ = run("search", "rotate token", "--mode", "keyword", "--min-score", "1")
     assert (code, out) == (0, "No results scored 1.0 or more; a lower --min-score shows the weaker matches.\n")
+
+
+@pytest.mark.parametrize("content, message", [
+    (b'chunk_tokens = "big"\n', "Error: invalid configuration: chunk_tokens in config file {cfg}: Input should be a valid "
+                                "integer, unable to parse string as an integer (got 'big')"),
+    (b"chunk_tokns = 200\n", "Error: config file {cfg}: unknown setting 'chunk_tokns' (did you mean 'chunk_tokens'?)"),
+    (b"chunk_tokens = [unclosed\n", "Error: config file {cfg} is not valid TOML: Invalid value (at line 1, column 17)"),
+    (b"\xff\xfe search_mode = 1\n", "Error: config file {cfg} is not UTF-8 text; save it as UTF-8"),
+    (b'search_mode = "hybird"\n', "Error: invalid configuration: search_mode in config file {cfg}: search_mode must be "
+                                  "hybrid, semantic, keyword or fuzzy (got 'hybird')"),
+])
+def test_a_bad_config_file_is_one_line_naming_the_file_and_the_setting(run, tmp_path, content, message):
+    """A pydantic dump (4 lines and a URL) named neither the file nor where the value came from,
+    and a misspelt key was silently ignored."""
+    cfg = tmp_path / "docshelf-test.toml"
+    cfg.write_bytes(content)
+    code, out, err = run("--config", str(cfg), "status")
+    assert (code, out, err.strip()) == (1, "", message.format(cfg=cfg))
+
+
+def test_a_bad_environment_setting_names_the_variable(run, monkeypatch):
+    monkeypatch.setenv("DOCSHELF_CHUNK_TOKENS", "abc")
+    code, _, err = run("status")
+    assert (code, err.strip()) == (1, "Error: invalid configuration: chunk_tokens in environment variable "
+                                      "DOCSHELF_CHUNK_TOKENS: Input should be a valid integer, unable to parse string "
+                                      "as an integer (got 'abc')")

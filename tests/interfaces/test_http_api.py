@@ -195,6 +195,28 @@ def test_ingest_validation_names_the_field(client):
     assert r.status_code == 422 and r.json()["error"]["type"] == "InvalidRequest"
 
 
+def test_a_refused_long_value_is_quoted_short_not_echoed_whole(client):
+    """An over-long record content (under the body limit) or query was echoed whole in the error."""
+    r = client.post("/ingest/upsert", headers=AUTH, json={"records": [
+        {"id": "big", "content": "x " * 300_000, "metadata": {"source": "kb/big"}}]})
+    assert r.status_code == 422 and len(r.content) < 500, len(r.content)
+    assert r.json()["error"]["message"] == ("records.0.content: string should have at most 200000 characters, "
+                                            "got 'x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x '… "
+                                            "(600,000 characters)")
+    r = client.post("/search", json={"query": "word " * 5000})
+    assert r.status_code == 422 and len(r.content) < 500, len(r.content)
+    assert r.json()["error"]["message"].endswith("'… (24,999 characters)")
+
+
+def test_the_page_shows_a_bad_parameter_as_its_own_error(client):
+    """'k=abc' in the page's URL answered a JSON 422 instead of the page with the message."""
+    r = client.get("/", params={"q": "frobnicator", "k": "abc"})
+    assert r.status_code == 422 and r.headers["content-type"].startswith("text/html")
+    assert ('<p class="error" role="alert">k: input should be a valid integer, unable to parse string as an '
+            "integer, got &#39;abc&#39;</p>") in r.text
+    assert client.get("/", params={"q": "frobnicator", "k": "3"}).status_code == 200
+
+
 def test_document_ranges_and_errors(client):
     whole = client.get("/documents/guides/configure.md").json()
     assert "Line one" in whole["text"] and "Line three" in whole["text"]
@@ -268,6 +290,25 @@ def test_a_second_process_on_the_index_takes_pushes_through_the_writer(client, a
 def test_body_limit(client):
     r = client.post("/ingest/upsert", headers=AUTH, json={"records": [{"id": "big", "content": "x" * 1_500_000}]})
     assert (r.status_code, r.json()["error"]["type"]) == (413, "PayloadTooLarge")
+
+
+def test_a_hit_inside_a_long_line_cites_its_characters_over_http_and_on_the_page(tmp_path):
+    """A minified file's chunks all cited 'lines 1-1'; each now names its characters, and those read back."""
+    import json
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    line = json.dumps([{"id": i, "name": f"item{i}", "note": "a widget record"} for i in range(6000)])
+    (docs / "data.json").write_text(line)
+    (tmp_path / "srv").mkdir()
+    with api_server(tmp_path / "srv", docs=docs, documents=1) as base, httpx.Client(base_url=base, timeout=30) as c:
+        hit = search(c, "item4321", mode="keyword", k=1)["hits"][0]
+        first, last = hit["start_col"], hit["end_col"]
+        assert hit["citation"] == f"data.json (line 1, chars {first}-{last})"
+        assert "item4321" in line[first - 1 : last] and line[first - 1 : last].split() == hit["text"].split()
+        doc = c.get("/documents/data.json", params={"lines": f"1:{first}-{last}"}).json()
+        assert (doc["text"], doc["start_line"], doc["end_line"]) == (line[first - 1 : last], 1, 1)
+        assert f"line 1, chars {first}-{last}" in c.get("/", params={"q": "item4321", "mode": "keyword"}).text
 
 
 def test_ingest_disabled_and_read_token(tmp_path):

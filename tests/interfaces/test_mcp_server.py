@@ -279,7 +279,7 @@ def test_stdout_carries_only_protocol(tmp_path: Path, corpus: Path) -> None:
             proc.stdin.write(json.dumps(m) + "\n")
             proc.stdin.flush()
             if "id" in m:
-                lines.append(_readline(proc))
+                _response(proc, lines)
         # Let the background start-up (imports, model, indexing, watcher) run, then search.
         deadline = time.monotonic() + 30
         n = 3
@@ -287,8 +287,7 @@ def test_stdout_carries_only_protocol(tmp_path: Path, corpus: Path) -> None:
             proc.stdin.write(json.dumps({"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": {
                 "name": "index_status", "arguments": {}}}) + "\n")
             proc.stdin.flush()
-            line = _readline(proc)
-            lines.append(line)
+            line = _response(proc, lines)
             n += 1
             status = json.loads(line)["result"]["structuredContent"]
             if status["documents"] == 4 and status["model_state"] == "loaded":
@@ -297,7 +296,7 @@ def test_stdout_carries_only_protocol(tmp_path: Path, corpus: Path) -> None:
         proc.stdin.write(json.dumps({"jsonrpc": "2.0", "id": 999, "method": "tools/call", "params": {
             "name": "search_docs", "arguments": {"query": "widgetron"}}}) + "\n")
         proc.stdin.flush()
-        lines.append(_readline(proc))
+        found = json.loads(_response(proc, lines))
         proc.stdin.close()  # end of input: the server exits
         assert proc.wait(timeout=20) == 0
         rest = proc.stdout.read()
@@ -311,10 +310,22 @@ def test_stdout_carries_only_protocol(tmp_path: Path, corpus: Path) -> None:
     for line in lines:
         msg = json.loads(line)
         assert msg["jsonrpc"] == "2.0" and ("result" in msg or "error" in msg or "method" in msg), line
-    assert json.loads(lines[-1])["id"] == 999 and json.loads(lines[-1])["result"]["structuredContent"]["hits"]
+    assert found["id"] == 999 and found["result"]["structuredContent"]["hits"]
+    notices = {json.loads(line)["method"] for line in lines if "id" not in json.loads(line)}
+    assert notices <= {"notifications/tools/list_changed"}, notices
     assert "docshelf.live.writer" in stderr and "reconciled" in stderr
     log_text = (tmp_path / "logs" / "serve.log").read_text()
     assert "reconciled" in log_text and "model" in log_text
+
+
+def _response(proc: subprocess.Popen, lines: list[str]) -> str:
+    """The next response line; the server's notifications before it (tools/list_changed once the
+    description names the index's scope) are protocol lines too, kept in ``lines``."""
+    while True:
+        line = _readline(proc)
+        lines.append(line)
+        if "id" in json.loads(line):
+            return line
 
 
 def _readline(proc: subprocess.Popen, timeout: float = 30.0) -> str:

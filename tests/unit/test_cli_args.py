@@ -86,3 +86,25 @@ def test_a_flag_shows_no_value_type_in_help():
     assert "<bool>" not in out and "--force" in out and "--dry-run" in out
     out = CliRunner().invoke(app, ["search", "--help"], env={"COLUMNS": "200", "TERMINAL_WIDTH": "200"}).output
     assert "<int>" in out  # -k takes a number
+
+
+def test_usage_lines_read_as_a_person_writes_them():
+    """Typer 0.29 wrote ``docshelf search [OPTIONS] {query}`` and ``<list[Path]>``: placeholders
+    no person writes. Usage lines read ``QUERY``, ``[PATHS]...``; types are one value's."""
+    from typer.testing import CliRunner
+
+    root = get_command(app)
+    runner = CliRunner()
+    env = {"COLUMNS": "200", "TERMINAL_WIDTH": "200"}
+    usages = {}
+    for name, command in root.commands.items():
+        out = runner.invoke(app, [name, "--help"], env=env).output
+        usages[name] = next(line.strip() for line in out.splitlines() if "Usage:" in line)
+        assert "{" not in out and "list[" not in out and "<Path>" not in out, (name, out)
+    assert usages["search"] == "Usage: docshelf search [OPTIONS] QUERY"
+    assert usages["index"] == "Usage: docshelf index [OPTIONS] [PATHS]..."
+    assert usages["install"] == "Usage: docshelf install [OPTIONS] CLIENT [ROOTS]..."
+    remove = runner.invoke(app, ["roots", "remove", "--help"], env=env).output
+    assert "Usage: docshelf roots remove [OPTIONS] PATH" in remove
+    missing = runner.invoke(app, ["get"], env=env)
+    assert missing.exit_code == 2 and "Usage: docshelf get [OPTIONS] PATH" in missing.output

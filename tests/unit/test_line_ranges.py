@@ -76,3 +76,41 @@ def test_a_file_changed_since_indexing_gets_the_indexed_chunks_and_a_note(indexe
     assert gone.note.startswith(f"fixtures.rst is not on disk under {docs} any more: this is the indexed text")
     whole = read(shelf, "fixtures.rst")  # no line range: the indexed text, nothing to warn about
     assert whole.note == ""
+
+
+def test_a_passage_inside_one_very_long_line_cites_its_characters_and_get_reads_them(shelf, tmp_path, write):
+    """A 700 KB one-line file is hundreds of chunks; 'lines 1-1' on each does not find one. Each hit
+    cites its characters in the line, those characters hold its text, and get reads exactly them."""
+    import json
+    import random
+
+    from docshelf.interfaces.output import citation
+
+    rng = random.Random(7)
+    words = "alpha beta gamma delta rotate token ingest server client backup restore widget".split()
+    prose = " ".join(rng.choice(words) for _ in range(60_000)) + " zeppelinmarker " + " ".join(words)
+    records = [{"id": i, "name": f"item{i}", "desc": " ".join(rng.choice(words) for _ in range(8))} for i in range(6000)]
+    docs = tmp_path / "docs"
+    write(docs, "dump.txt", "# Dump\n\n" + prose + "\n")
+    write(docs, "data.json", json.dumps(records))
+    write(docs, "short.md", "# Short\n\nA zeppelinmarker on a short line.\n")
+    assert len(prose) > 350_000 and len(json.dumps(records)) > 500_000
+    shelf.index([docs])
+
+    for query, path, line, source in (("zeppelinmarker", "dump.txt", 3, prose),
+                                      ("item4321", "data.json", 1, json.dumps(records))):
+        hits = shelf.search(query, mode="keyword", k=3, path_prefix=path).hits
+        hit = hits[0]
+        assert (hit.path, hit.start_line, hit.end_line) == (path, line, line)
+        assert hit.start_col is not None and hit.end_col is not None, hit
+        cited = source[hit.start_col - 1 : hit.end_col]
+        assert query in cited and cited.split() == hit.text.split()
+        assert citation(hit).endswith(f"(line {line}, chars {hit.start_col}-{hit.end_col})")
+        got = read(shelf, path, lines=f"{line}:{hit.start_col}-{hit.end_col}")
+        assert (got.text, got.start_line, got.end_line) == (cited, line, line)
+        assert len({(h.start_col, h.end_col) for h in hits}) == len(hits)  # each hit its own place
+
+    short = shelf.search("zeppelinmarker", mode="keyword", k=1, path_prefix="short").hits  # a short line: lines only
+    assert short and short[0].start_col is None and citation(short[0]).endswith("(lines 3-3)")
+    with pytest.raises(NotFound, match="has 1000000 characters|characters 2000000-2000001 hold none"):
+        read(shelf, "dump.txt", lines="3:2000000-2000001")

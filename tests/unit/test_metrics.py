@@ -63,3 +63,45 @@ def test_percentile_interpolates():
     assert percentile([10, 20, 30, 40], 95) == pytest.approx(38.5)
     assert percentile([5], 95) == 5
     assert math.isclose(percentile(list(range(101)), 95), 95)
+
+
+def _beir(tmp_path, corpus: str, queries: str, qrels: str):
+    root = tmp_path / "set"
+    (root / "qrels").mkdir(parents=True)
+    (root / "corpus.jsonl").write_text(corpus)
+    (root / "queries.jsonl").write_text(queries)
+    (root / "qrels" / "test.tsv").write_text(qrels)
+    return root
+
+
+@pytest.mark.parametrize("corpus, queries, qrels, message", [
+    ('{"_id": "d1", "text": "x"}\n', "not json\n", "q1\td1\t1\n",
+     "queries.jsonl line 1 is not JSON (Expecting value: line 1 column 1 (char 0)); each line holds one object"),
+    ('{"_id": "d1", "text": "x"}\n', '{"_id": "q1", "text": "x"}\n["q2"]\n', "q1\td1\t1\n",
+     'queries.jsonl line 2 has no "_id"'),
+    ('{"_id": "d1", "text": "x"}\n', '{"_id": "q1", "text": "x"}\n', "query-id\tcorpus-id\tscore\nq1\td1\tyes\n",
+     "qrels/test.tsv line 2: the score 'yes' is not a number"),
+    ('{"_id": "d1", "text": "x"}\n', '{"_id": "q1", "text": "x"}\n', "q9\td1\t1\n",
+     "nothing to evaluate: no query of test.tsv (1 judged) is in queries.jsonl (1 queries)"),
+])
+def test_a_malformed_beir_folder_is_an_error_naming_the_file_and_line(tmp_path, corpus, queries, qrels, message):
+    """A bad line was a JSONDecodeError traceback; a bad score or no common query gave nDCG 0.0 silently."""
+    from docshelf.errors import ConfigError
+    from docshelf.eval.beir import load_dataset
+
+    with pytest.raises(ConfigError) as caught:
+        load_dataset(_beir(tmp_path, corpus, queries, qrels))
+    assert str(caught.value).startswith(message), str(caught.value)
+
+
+def test_judged_documents_missing_from_the_corpus_are_an_error_not_zero_scores(tmp_path):
+    from docshelf.errors import ConfigError
+    from docshelf.eval.beir import check_judged, load_dataset, materialize
+
+    dataset = load_dataset(_beir(tmp_path, '{"_id": "d1", "text": "x"}\n{"title": "no id"}\n',
+                                 '{"_id": "q1", "text": "x"}\n', "q1\tdX\t1\n"))
+    with pytest.raises(ConfigError, match='corpus.jsonl line 2 has no "_id"'):
+        materialize(dataset, tmp_path / "docs")
+    with pytest.raises(ConfigError, match=r"no relevant document of qrels/test.tsv is in corpus.jsonl \(e.g. dX\)"):
+        check_judged(dataset, {"d1"})
+    check_judged(dataset, {"d1", "dX"})

@@ -75,7 +75,13 @@ def test_one_line_range_syntax():
     assert parse_lines("10-40") == (10, 40) and parse_lines((3, 4)) == (3, 4) and parse_lines(None) is None
     assert DocumentRequest(path="a.md", lines="12").lines == "12-12"
     assert DocumentRequest(path="a.md", lines=(3, 9)).line_range == (3, 9)
-    for bad, why in (("abc", "use START-END or one line number, e.g. '10-40' or '12', got 'abc'"),
+    # Characters of one long line, as a hit inside a minified file cites them.
+    chars = DocumentRequest(path="a.json", lines=" 1 : 2001 - 4000 ")
+    assert (chars.lines, chars.line_range, chars.columns) == ("1:2001-4000", (1, 1), (2001, 4000))
+    assert DocumentRequest(path="a.md", lines="3-4").columns is None
+    for bad, why in (("1:40-12", "use LINE:FIRST-LAST with 1-based characters and FIRST <= LAST, got '1:40-12'"),
+                     ("0:1-2", "use LINE:FIRST-LAST with 1-based characters and FIRST <= LAST, got '0:1-2'"),
+                     ("abc", "use START-END or one line number, e.g. '10-40' or '12', got 'abc'"),
                      ("12-", "use START-END or one line number, e.g. '10-40' or '12', got '12-'"),
                      ("40-12", "use a 1-based range with START <= END, got '40-12'"),
                      ("0-3", "use a 1-based range with START <= END, got '0-3'")):

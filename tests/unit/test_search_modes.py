@@ -99,7 +99,7 @@ def test_hits_cite_path_title_headings_lines_and_highlight_terms(docs_shelf):
     ({"query": "x", "min_score": 2.0}, "min_score: must be between 0.0 and 1.0, got 2.0"),
     ({"query": "x", "date_from": "2024-1-5"}, "date_from: expected an ISO 8601 date (YYYY-MM-DD) or date-time "
                                              "(YYYY-MM-DDTHH:MM[:SS][Z|±HH:MM]), got '2024-1-5'"),
-    ({"query": "x" * 2001}, "query: string should have at most 2000 characters, got '" + "x" * 2000 + "x'"),
+    ({"query": "x" * 2001}, "query: string should have at most 2000 characters, got '" + "x" * 60 + "'… (2,001 characters)"),
 ])
 def test_bad_requests_say_what_to_do(docs_shelf, kwargs, message):
     with pytest.raises(InvalidQuery) as exc:

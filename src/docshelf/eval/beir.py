@@ -51,13 +51,48 @@ def load_dataset(root: Path, split: str = "test") -> BeirDataset:
             raise ConfigError(
                 f"{p} not found: a BEIR folder holds corpus.jsonl, queries.jsonl and qrels/{split}.tsv"
             )
-    texts: dict[str, str] = {}
-    with queries.open(encoding="utf-8") as f:
-        for line in f:
-            if line.strip():
+    texts = {str(row["_id"]): str(row.get("text") or "") for row in json_lines(queries)}
+    dataset = BeirDataset(root.name, root, corpus, texts, load_qrels(qrels), split)
+    if not dataset.judged_queries:
+        raise ConfigError(
+            f"nothing to evaluate: no query of {qrels.name} ({len(dataset.qrels)} judged) is in queries.jsonl "
+            f"({len(texts)} queries) with a relevant document (score > 0)")
+    return dataset
+
+
+def json_lines(path: Path):  # noqa: ANN201 - a generator of dicts
+    """The JSON objects of a BEIR ``.jsonl`` file; a line that is not one with an ``_id`` is an
+    error naming the file and line (it was a traceback)."""
+    try:
+        f = path.open(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"{path} cannot be read: {exc.strerror or exc}") from None
+    with f:
+        for number, line in enumerate(f, start=1):
+            if not line.strip():
+                continue
+            try:
                 row = json.loads(line)
-                texts[str(row["_id"])] = row.get("text", "")
-    return BeirDataset(root.name, root, corpus, texts, load_qrels(qrels), split)
+            except ValueError as exc:
+                raise ConfigError(f"{path.name} line {number} is not JSON ({exc}); each line holds one object "
+                                  'such as {"_id": "d1", "text": "..."}') from None
+            if not isinstance(row, dict) or "_id" not in row:
+                raise ConfigError(f'{path.name} line {number} has no "_id"; each line holds one object '
+                                  'such as {"_id": "d1", "text": "..."}')
+            yield row
+
+
+def check_judged(dataset: BeirDataset, corpus_ids: set[str]) -> None:
+    """The judged documents are in the corpus: none is an error (every score would be 0), some
+    missing a warning (those judgements can never be met)."""
+    judged = {d for q, _ in dataset.judged_queries for d, g in dataset.qrels[q].items() if g > 0}
+    missing = sorted(judged - corpus_ids)
+    if missing and len(missing) == len(judged):
+        raise ConfigError(f"no relevant document of qrels/{dataset.split}.tsv is in corpus.jsonl "
+                          f"(e.g. {', '.join(missing[:3])}): the ids must be the corpus records' \"_id\"")
+    if missing:
+        log.warning("%d relevant documents of qrels/%s.tsv are not in corpus.jsonl (e.g. %s); those queries "
+                    "cannot score fully", len(missing), dataset.split, ", ".join(missing[:3]))
 
 
 def file_name(doc_id: str) -> str:
@@ -85,18 +120,14 @@ def materialize(dataset: BeirDataset, docs_dir: Path) -> dict[str, str]:
     """Write the corpus as one Markdown file per record; return file name → corpus id."""
     docs_dir.mkdir(parents=True, exist_ok=True)
     names: dict[str, str] = {}
-    with dataset.corpus_path.open(encoding="utf-8") as f:
-        for line in f:
-            if not line.strip():
-                continue
-            row = json.loads(line)
-            doc_id = str(row["_id"])
-            name = file_name(doc_id)
-            names[name] = doc_id
-            path = docs_dir / name
-            body = _as_markdown(row.get("title", ""), row.get("text", ""))
-            if not path.exists() or path.read_text(encoding="utf-8") != body:
-                path.write_text(body, encoding="utf-8")
+    for row in json_lines(dataset.corpus_path):
+        doc_id = str(row["_id"])
+        name = file_name(doc_id)
+        names[name] = doc_id
+        path = docs_dir / name
+        body = _as_markdown(str(row.get("title") or ""), str(row.get("text") or ""))
+        if not path.exists() or path.read_text(encoding="utf-8") != body:
+            path.write_text(body, encoding="utf-8")
     return names
 
 

@@ -16,6 +16,8 @@ import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from ..errors import ConfigError
+
 Qrels = Mapping[str, Mapping[str, int]]  # query id -> doc id -> graded relevance
 
 
@@ -70,14 +72,17 @@ def per_query(run: Mapping[str, Sequence[str]], qrels: Qrels, metric: str = "ndc
 def load_qrels(path: Path) -> dict[str, dict[str, int]]:
     """BEIR ``qrels/*.tsv``: ``query-id  corpus-id  score`` with a header line."""
     qrels: dict[str, dict[str, int]] = {}
-    with Path(path).open(newline="") as f:
-        for row in csv.reader(f, delimiter="\t"):
+    with Path(path).open(newline="", encoding="utf-8") as f:
+        for number, row in enumerate(csv.reader(f, delimiter="\t"), start=1):
             if len(row) < 3 or row[0] == "query-id":
                 continue
             try:
                 score = int(float(row[2]))
             except ValueError:
-                continue
+                if number == 1:  # a header with other names
+                    continue
+                raise ConfigError(f"{Path(path).parent.name}/{Path(path).name} line {number}: the score {row[2]!r} is not a number "
+                                  "(rows are query-id, corpus-id, score, separated by tabs)") from None
             qrels.setdefault(row[0], {})[row[1]] = score
     return qrels
 

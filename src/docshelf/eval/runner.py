@@ -14,7 +14,7 @@ from typing import Any
 from ..config import Settings
 from ..errors import InvalidQuery
 from ..models import SearchMode
-from .beir import BeirDataset, cache_key, corpus_hash, default_cache_dir, materialize
+from .beir import BeirDataset, cache_key, check_judged, corpus_hash, default_cache_dir, materialize
 from .metrics import evaluate_run, percentile
 
 log = logging.getLogger(__name__)
@@ -80,6 +80,7 @@ def open_eval_index(
         tmp = Path(tempfile.mkdtemp(prefix="docshelf-eval-"))
         docs_dir, index_dir = tmp / "docs", tmp / "index"
     names = materialize(dataset, docs_dir)
+    check_judged(dataset, set(names.values()))
     service = Docshelf(base.model_copy(update={"index_dir": index_dir, "roots": [docs_dir]}), embedder=embedder)
     started = time.monotonic()
     report = service.index([docs_dir], progress=progress, lock_timeout=600)

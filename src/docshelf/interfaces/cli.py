@@ -257,7 +257,7 @@ def status(as_json: Annotated[bool, typer.Option("--json", help="Print as JSON."
 @app.command()
 def get(
     path: Annotated[str, typer.Argument(help="Document path as shown in search results.")],
-    lines: Annotated[Optional[str], typer.Option("--lines", help="Line range START-END (e.g. 10-40) or one line (12).")] = None,
+    lines: Annotated[Optional[str], typer.Option("--lines", help="Line range START-END (e.g. 10-40) or one line (12); LINE:FIRST-LAST reads characters of one long line (1:2001-4000), as a hit there cites them.")] = None,
     page: Annotated[Optional[int], typer.Option("--page", help="PDF page.")] = None,
     section: Annotated[Optional[str], typer.Option("--section", help="Heading to extract (case and markup ignored).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print as JSON.")] = False,

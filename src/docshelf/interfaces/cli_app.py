@@ -9,6 +9,7 @@ command: ``GlobalOptionsGroup`` moves them to the front before Click parses.
 from __future__ import annotations
 
 import logging
+import re
 import sys
 from pathlib import Path
 from typing import Annotated, Any, Optional
@@ -28,6 +29,14 @@ class GlobalOptionsGroup(TyperGroup):
         return super().parse_args(ctx, hoist_global_options(args))
 
 
+def plain_type(shown: str | None) -> str | None:
+    """``<list[str]>`` → ``<str>``, ``<list[Path]>`` → ``<path>``: a repeatable option or a list
+    argument takes one value each time, and a reader does not need Python's type names."""
+    if not shown:
+        return shown
+    return re.sub(r"list\[([^\]]*)\]", r"\1", shown).replace("Path", "path")
+
+
 def _flags_show_no_type() -> None:
     """Typer 0.29 prints a type after every option (``--force <bool>``, ``-v <int>``), which reads
     as if a flag took a value; a flag (or a counted ``-v``) shows none. Older Typers print none
@@ -40,13 +49,42 @@ def _flags_show_no_type() -> None:
     def display_type_rich(self: Any, ctx: Any) -> str | None:
         if getattr(self, "is_flag", False) or getattr(self, "count", False):
             return None
-        return shown(self, ctx)
+        return plain_type(shown(self, ctx))
 
     display_type_rich._docshelf = True  # type: ignore[attr-defined]
     option.display_type_rich = display_type_rich
 
 
+def _arguments_read_as_words() -> None:
+    """Typer 0.29 writes a required argument as ``{query}`` in usage lines (``docshelf search
+    [OPTIONS] {query}``), a placeholder syntax no person writes; show ``QUERY``, ``[PATHS]...``
+    as Click and most tools do. Older Typers have no ``_usage_display_name`` and print these already."""
+    argument = getattr(typer.core, "TyperArgument", None)
+    usage = getattr(argument, "_usage_display_name", None)
+    if usage is None or getattr(usage, "_docshelf", False):
+        return
+
+    def name_of(self: Any) -> str:
+        return self.metavar if self.metavar is not None else (self.name or "").upper()
+
+    def usage_name(self: Any) -> str:
+        name = name_of(self) if self.required else f"[{name_of(self)}]"
+        return name + ("..." if self.nargs != 1 else "")
+
+    def rich_name(self: Any) -> str:
+        return name_of(self) + ("..." if self.metavar is None and self.nargs != 1 else "")
+
+    usage_name._docshelf = True  # type: ignore[attr-defined]
+    argument._usage_display_name = usage_name
+    if hasattr(argument, "_rich_display_name"):
+        argument._rich_display_name = rich_name
+    typed = getattr(argument, "display_type_rich", None)
+    if typed is not None:
+        argument.display_type_rich = lambda self, ctx: plain_type(typed(self, ctx))
+
+
 _flags_show_no_type()
+_arguments_read_as_words()
 
 app = typer.Typer(
     name="docshelf",

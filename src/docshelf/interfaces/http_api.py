@@ -38,7 +38,7 @@ from ..errors import (
 from ..ingest import PUSH_ROOT, ResetRequest, SelectRequest, UpsertRequest
 from ..live.runtime import ServerRuntime
 from ..models import Hit
-from ..requests import DocumentListRequest, DocumentRequest, SearchRequest
+from ..requests import DocumentListRequest, DocumentRequest, SearchRequest, shown
 from .http_models import (
     CollectionOut,
     CollectionsOut,
@@ -126,7 +126,7 @@ def validation_message(errors: list[dict[str, Any]]) -> tuple[str, str]:
         at = f" at character {loc[-1]}" if loc and loc[-1].isdigit() else ""
         return "body", f"body: not valid JSON ({(error.get('ctx') or {}).get('error', msg)}{at})"
     elif kind != "value_error" and "input" in error and not isinstance(error["input"], dict | list):
-        msg = f"{msg[:1].lower()}{msg[1:]}, got {error['input']!r}"
+        msg = f"{msg[:1].lower()}{msg[1:]}, got {shown(error['input'])}"
     return field, f"{field}: {msg}" if field else msg
 
 
@@ -163,7 +163,8 @@ def hit_out(rank: int, hit: Hit, urls: dict[str, str]) -> HitOut:
     return HitOut(
         rank=rank, score=round(hit.score, 4), path=hit.path, root=hit.root, url=urls.get(hit.chunk_id),
         title=hit.title, heading_path=list(hit.heading_path), citation=citation(hit), page=hit.page,
-        start_line=hit.start_line, end_line=hit.end_line, collection=hit.collection, doc_type=hit.doc_type,
+        start_line=hit.start_line, end_line=hit.end_line, start_col=hit.start_col, end_col=hit.end_col,
+        collection=hit.collection, doc_type=hit.doc_type,
         tags=list(hit.tags), date=hit.date, chunk_id=hit.chunk_id, doc_id=hit.doc_id, text=hit.text,
         text_truncated=hit.text_truncated, highlights=[list(s) for s in hit.highlights],
     )

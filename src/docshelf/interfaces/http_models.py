@@ -33,6 +33,10 @@ class HitOut(BaseModel):
     page: Optional[int] = None
     start_line: Optional[int] = None
     end_line: Optional[int] = None
+    start_col: Optional[int] = Field(None, description=(
+        "Inside one very long line only: the passage's first character in it (1-based); "
+        "/documents/{path}?lines=LINE:START_COL-END_COL reads exactly it."))
+    end_col: Optional[int] = None
     collection: str
     doc_type: str
     tags: list[str] = []

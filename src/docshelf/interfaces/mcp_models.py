@@ -17,6 +17,10 @@ class SearchHitOut(BaseModel):
     page: Optional[int] = Field(None, description="PDF page (1-based), when known.")
     start_line: Optional[int] = Field(None, description="First source line (1-based), when known.")
     end_line: Optional[int] = Field(None, description="Last source line (inclusive), when known.")
+    start_col: Optional[int] = Field(None, description=(
+        "Only for a passage inside one very long line (minified JSON, a one-line text): its first character "
+        "in that line (1-based); get_document(lines='LINE:START_COL-END_COL') reads exactly it."))
+    end_col: Optional[int] = Field(None, description="Its last character in that line (inclusive), with start_col.")
     collection: str
     doc_type: str
     tags: list[str] = []

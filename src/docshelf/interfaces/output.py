@@ -42,6 +42,9 @@ def citation(hit: Hit) -> str:
     extra = []
     if hit.page is not None:  # a notebook's "page" is its cell (see parsers/notebook.py)
         extra.append(f"cell {hit.page}" if hit.path.lower().endswith(".ipynb") else f"p. {hit.page}")
-    if hit.start_line is not None:
+    if hit.start_line is not None and getattr(hit, "start_col", None) is not None:
+        # Inside one very long line: 'get --lines 3:2001-4000' reads exactly these characters.
+        extra.append(f"line {hit.start_line}, chars {hit.start_col}-{hit.end_col}")
+    elif hit.start_line is not None:
         extra.append(f"lines {hit.start_line}-{hit.end_line}")
     return where + (f" ({', '.join(extra)})" if extra else "")

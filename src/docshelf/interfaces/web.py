@@ -93,7 +93,7 @@ def add_pages(app: FastAPI, runtime: Any, reader: Any) -> None:
         date_from: Optional[str] = None,
         date_to: Optional[str] = None,
         tags: Optional[str] = None,
-        k: int = 10,
+        k: str = "10",  # checked by SearchRequest, so 'k=abc' is the page's error, not a JSON 422
     ) -> HTMLResponse:
         if not allowed(request):
             return login_page(wrong="docshelf_token" in request.cookies)
@@ -108,7 +108,7 @@ def add_pages(app: FastAPI, runtime: Any, reader: Any) -> None:
             context["collections"] = service.collections()
             if q.strip():
                 request_ = SearchRequest(
-                    query=q, k=k, mode=mode or None, collections=[collection] if collection else [],
+                    query=q, k=k.strip() or 10, mode=mode or None, collections=[collection] if collection else [],
                     doc_types=[doc_type] if doc_type else None, date_from=date_from or None, date_to=date_to or None,
                     tags_any=[t.strip() for t in (tags or "").replace(",", " ").split() if t.strip()],
                 )
