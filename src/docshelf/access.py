@@ -153,6 +153,41 @@ def access_policy(
     )
 
 
+def listen_socket(host: str, port: int) -> Any:
+    """A socket bound to ``host:port`` and listening, for the server to take over.
+
+    Bound here, before the server says where it listens or starts its work, so that a port
+    out of range, a port another program holds or an address this machine does not have is one
+    error saying what to do (it was a traceback, or an address announced and then a log line).
+    """
+    import socket
+
+    if not 1 <= port <= 65535:
+        raise ConfigError(f"--port must be between 1 and 65535, got {port}")
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+    except (socket.gaierror, UnicodeError) as exc:
+        raise ConfigError(f"cannot listen on {host!r}: not an address of this machine ({exc})") from None
+    sock = socket.socket(family, kind, proto)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+        sock.listen(2048)
+    except OSError as exc:
+        sock.close()
+        import errno
+
+        if exc.errno == errno.EADDRINUSE:
+            raise ConfigError(f"port {port} on {host} is in use (another program, or another docshelf, listens "
+                              "there); choose another with --port") from None
+        if exc.errno == errno.EACCES:
+            raise ConfigError(f"not allowed to listen on port {port} (ports under 1024 need privileges); "
+                              "choose another with --port") from None
+        raise ConfigError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    sock.set_inheritable(True)
+    return sock
+
+
 class AccessGuard:
     """Plain ASGI middleware enforcing an ``AccessPolicy`` on HTTP and WebSocket requests."""
 

@@ -111,35 +111,44 @@ def source_lines(record: DocumentRecord) -> tuple[list[str] | None, str]:
 
 
 LONG_LINE = 2_000  # characters: a hit inside a longer line cites the characters it holds too
-_LONG_LINES: dict[Path, tuple[int, int, dict[int, str]]] = {}  # path -> (mtime_ns, size, its long lines)
-_LONG_LINES_KEPT = 256
+_SHORT_ONLY: dict[Path, tuple[int, int]] = {}  # files read and found to have no long line: (mtime_ns, size)
+_LONG_LINES: dict[Path, tuple[int, int, dict[int, str]]] = {}  # the few files that have: their long lines
+
+
+def _remember(cache: dict, path: Path, value: tuple, kept: int) -> None:  # type: ignore[type-arg]
+    if len(cache) >= kept:
+        try:
+            cache.pop(next(iter(cache)))
+        except (RuntimeError, StopIteration, KeyError):  # another thread changed it: nothing to free
+            pass
+    cache[path] = value
 
 
 def _long_lines(path: Path) -> dict[int, str]:
-    """``path``'s lines longer than ``LONG_LINE``, by number; remembered per file version, so a
-    search costs one ``stat`` per hit once a file has been read (most files have none)."""
+    """``path``'s lines longer than ``LONG_LINE``, by number. Each file version is read once: a
+    search then costs one ``stat`` per single-line hit (most files have no long line, and that
+    is all that is kept of them)."""
     from .pipeline.parsers._common import decode_text
 
     try:
         st = path.stat()
     except OSError:
         return {}
-    if st.st_size <= LONG_LINE:
+    version = (st.st_mtime_ns, st.st_size)
+    if st.st_size <= LONG_LINE or _SHORT_ONLY.get(path) == version:
         return {}
     cached = _LONG_LINES.get(path)
-    if cached is not None and cached[:2] == (st.st_mtime_ns, st.st_size):
+    if cached is not None and cached[:2] == version:
         return cached[2]
     try:
         text = decode_text(path, path.read_bytes())
     except (OSError, ParseError):
         return {}
     long = {n: line for n, line in enumerate(text.split("\n"), start=1) if len(line) > LONG_LINE}
-    if len(_LONG_LINES) >= _LONG_LINES_KEPT:
-        try:
-            _LONG_LINES.pop(next(iter(_LONG_LINES)))
-        except (RuntimeError, StopIteration, KeyError):  # another thread changed it: nothing to free
-            pass
-    _LONG_LINES[path] = (st.st_mtime_ns, st.st_size, long)
+    if long:
+        _remember(_LONG_LINES, path, (*version, long), kept=16)
+    else:
+        _remember(_SHORT_ONLY, path, version, kept=65_536)
     return long
 
 

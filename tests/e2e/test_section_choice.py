@@ -179,3 +179,41 @@ def test_the_query_s_own_wording_names_the_section_cited(marshmallow, query, pag
     before = without.search(query, max_per_doc=1).hits[0]
     assert (before.path, before.heading_path) == (page, without_rule), before.heading_path
     assert (top.path, top.heading_path) == (page, with_rule), top.heading_path
+
+
+DRF_PAGES = ("api-guide/versioning/index.html", "api-guide/filtering/index.html")  # set I: a built MkDocs site
+NAMED_LEAD_IN_CASES = (
+    ("AcceptHeaderVersioning", "api-guide/versioning/index.html", ("API Reference", "AcceptHeaderVersioning"),
+     "Using accept headers with vendor media types"),
+    ("OrderingFilter", "api-guide/filtering/index.html", ("API Guide", "OrderingFilter"),
+     "Specifying which fields may be ordered against"),
+)
+
+
+@pytest.fixture(scope="module")
+def drf(tmp_path_factory):
+    from docshelf.config import Settings
+    from docshelf.service import Docshelf
+
+    docs = tmp_path_factory.mktemp("drf")
+    for page in DRF_PAGES:
+        (docs / page).parent.mkdir(parents=True)
+        shutil.copyfile(DOCSETS / "drf" / "docs" / page, docs / page)
+    shelf = Docshelf(Settings(index_dir=tmp_path_factory.mktemp("index")))
+    assert shelf.index([docs]).failed == {}
+    return shelf
+
+
+@pytest.mark.parametrize(("query", "page", "lead_in", "subsection"), NAMED_LEAD_IN_CASES)
+def test_a_lead_in_the_query_names_keeps_the_citation(drf, query, page, lead_in, subsection):
+    """A class's section is a lead-in to its first subsection; a query that names the class
+    is answered by the class's section. Without ``named_lead_in`` the subsection took it."""
+    from docshelf.search.engine import Searcher
+
+    searcher = drf.searcher
+    off = replace(searcher.options, fusion=replace(searcher.options.fusion, named_lead_in=False))
+    without = Searcher(searcher.store, searcher.embedder, off)
+    top = searcher.search(query, max_per_doc=1).hits[0]
+    before = without.search(query, max_per_doc=1).hits[0]
+    assert (before.path, before.heading_path) == (page, (*lead_in, subsection)), before.heading_path
+    assert (top.path, top.heading_path) == (page, lead_in), top.heading_path

@@ -311,6 +311,28 @@ def test_a_hit_inside_a_long_line_cites_its_characters_over_http_and_on_the_page
         assert f"line 1, chars {first}-{last}" in c.get("/", params={"q": "item4321", "mode": "keyword"}).text
 
 
+@pytest.mark.parametrize("command", [["api"], ["serve", "--http"]])
+def test_a_busy_port_is_one_error_before_anything_starts(tmp_path, command):
+    """The server announced its address, then uvicorn logged 'address already in use'."""
+    import socket
+    import subprocess
+
+    held = socket.socket()
+    held.bind(("127.0.0.1", 0))
+    held.listen()
+    port = held.getsockname()[1]
+    env = {**os.environ, "DOCSHELF_INDEX_DIR": str(tmp_path / "index"), "DOCSHELF_CONFIG": os.devnull,
+           "DOCSHELF_MODEL": "fake", "DOCSHELF_LOG_FILE": str(tmp_path / "log")}
+    try:
+        done = subprocess.run(docshelf_argv(*command, "--port", str(port)), env=env, capture_output=True, text=True,
+                              timeout=60)
+    finally:
+        held.close()
+    assert (done.returncode, done.stdout, done.stderr.strip()) == (
+        1, "", f"Error: port {port} on 127.0.0.1 is in use (another program, or another docshelf, listens there); "
+               "choose another with --port")
+
+
 def test_ingest_disabled_and_read_token(tmp_path):
     with api_server(tmp_path, "--token", READ_TOKEN) as base, httpx.Client(base_url=base, timeout=30) as c:
         r = c.post("/ingest/upsert", json={"records": [{"id": "a", "content": "b"}]},

@@ -115,3 +115,32 @@ def test_guard_answers_401_421_403_in_that_order():
 def test_guard_without_token_still_checks_host_and_origin():
     got = _statuses(access_policy("127.0.0.1"), [{}, {"Host": "rebound.example"}, {"Origin": "http://evil.example"}])
     assert [code for code, _ in got] == [200, 421, 403]
+
+
+def test_listen_socket_says_what_to_do_for_a_busy_port_a_bad_port_and_an_unknown_address():
+    """A busy port was announced ('docshelf API at http://…') then logged by uvicorn as an error;
+    port 99999 was an OverflowError traceback."""
+    import socket
+
+    from docshelf.access import listen_socket
+
+    held = socket.socket()
+    held.bind(("127.0.0.1", 0))
+    held.listen()
+    port = held.getsockname()[1]
+    try:
+        with pytest.raises(ConfigError, match=f"^port {port} on 127.0.0.1 is in use .*choose another with --port$"):
+            listen_socket("127.0.0.1", port)
+    finally:
+        held.close()
+    for bad in (0, 99999):
+        with pytest.raises(ConfigError, match=f"^--port must be between 1 and 65535, got {bad}$"):
+            listen_socket("127.0.0.1", bad)
+    with pytest.raises(ConfigError, match="^cannot listen on 'nowhere.invalid': not an address of this machine"):
+        listen_socket("nowhere.invalid", 8002)
+    sock = listen_socket("127.0.0.1", port)  # free again: bound and listening, for uvicorn to take
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=5):
+            pass
+    finally:
+        sock.close()

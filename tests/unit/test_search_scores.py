@@ -310,3 +310,42 @@ def test_a_lead_in_yields_the_citation_to_the_subsection_that_follows_it():
     # only a page's best chunk yields, and only to a follower on its own page
     assert subsection_after_lead_in(ranked, page, {"sub": "far"}.get, 0.5) == ranked
     assert subsection_after_lead_in(ranked, page, {"lead": "other"}.get, 0.5) == ranked
+
+
+
+def test_heading_is_named_when_the_query_holds_the_section_s_own_name():
+    from docshelf.search.fuse import heading_is_named
+
+    assert heading_is_named(code_tokens("AcceptHeaderVersioning"), ("API Reference", "AcceptHeaderVersioning"))
+    # a method's heading with its arguments, named with its class
+    assert heading_is_named(code_tokens("GenericAPIView.get_queryset"), ("Methods", "get_queryset(self)"))
+    assert heading_is_named(code_tokens("how do I use OrderingFilter"), ("API Guide", "OrderingFilter"))
+    # words of a heading are not a name; a name the heading only starts with is another name
+    assert not heading_is_named(code_tokens("should one table model inherit"), ("Models", "Inheritance and Table Models"))
+    assert not heading_is_named(code_tokens("OrderingFilter"), ("API Guide", "Ordering"))
+    assert not heading_is_named(code_tokens("OrderingFilter"), ())
+
+
+def test_a_lead_in_the_query_names_keeps_the_citation():
+    """Set I's ``AcceptHeaderVersioning``: the class's section is a lead-in to "Using accept
+    headers with vendor media types"; the query names the lead-in, not the subsection."""
+    from docshelf.search.fuse import heading_is_named, subsection_after_lead_in
+
+    heading = {"lead": ("API Reference", "AcceptHeaderVersioning"),
+               "sub": ("API Reference", "AcceptHeaderVersioning", "Using accept headers with vendor media types"),
+               "other": ("API Reference", "URLPathVersioning")}
+    ranked = [("lead", 0.94), ("sub", 0.81), ("other", 0.40)]
+    page = dict.fromkeys(heading, "versioning")
+    follows = {"lead": "sub"}.get
+
+    def named(query: str):
+        return lambda key: heading_is_named(code_tokens(query), heading[key])
+
+    # named by the query: the lead-in keeps it
+    assert subsection_after_lead_in(ranked, page, follows, 0.2, named("AcceptHeaderVersioning")) == ranked
+    # no name, or no test given: it yields as before
+    assert subsection_after_lead_in(ranked, page, follows, 0.2, named("version by accept header"))[0] == ("sub", 0.94)
+    assert subsection_after_lead_in(ranked, page, follows, 0.2)[0] == ("sub", 0.94)
+    # both named: the subsection is the more specific section, as before
+    heading["sub"] = (*heading["lead"], "AcceptHeaderVersioning")
+    assert subsection_after_lead_in(ranked, page, follows, 0.2, named("AcceptHeaderVersioning"))[0] == ("sub", 0.94)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from docshelf.stores import redact
 from docshelf.stores.qdrant_store import parse_url
 
@@ -21,3 +23,42 @@ def test_a_url_s_own_api_key_wins_over_the_configured_one():
     args, name, _ = parse_url("qdrant+https://other.example?collection=c&api_key=target-key", "source-key")
     assert (args["api_key"], args["host"], args["port"], name) == ("target-key", "other.example", 443, "c")
     assert parse_url("qdrant://h?collection=c", "source-key")[0]["api_key"] == "source-key"
+
+
+def test_a_postgresql_server_that_refuses_is_one_error_at_once_with_its_reason():
+    """The pool retried for 30 s, logging a warning per try, then said 'pool initialization incomplete'."""
+    import socket
+    import time
+
+    from docshelf.errors import StoreError
+    from docshelf.stores.postgres_store import PostgresStore
+
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    started = time.monotonic()
+    with pytest.raises(StoreError) as caught:
+        PostgresStore(f"postgresql://user:pw@127.0.0.1:{port}/db", 64)
+    assert time.monotonic() - started < 15
+    message = str(caught.value)
+    assert message.startswith(f"cannot connect to PostgreSQL at postgresql://user:***@127.0.0.1:{port}/db: ")
+    assert "Connection refused" in message and "pw" not in message.replace("***", "")
+
+
+def test_an_unreachable_qdrant_server_is_one_error_without_the_clients_warning():
+    """qdrant-client warned 'Failed to obtain server version…' (two lines on stderr) before an
+    error that did not name the server."""
+    import socket
+    import warnings
+
+    from docshelf.errors import StoreError
+    from docshelf.stores.qdrant_store import QdrantStore
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    refused = f"^Qdrant list collections failed at qdrant://127.0.0.1:{port}: .*Connection refused"
+    with warnings.catch_warnings(record=True) as seen, pytest.raises(StoreError, match=refused):
+        warnings.simplefilter("always")
+        QdrantStore(f"qdrant://127.0.0.1:{port}", 64)
+    assert not [w for w in seen if "server version" in str(w.message)], [str(w.message) for w in seen]

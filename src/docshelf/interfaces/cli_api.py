@@ -70,11 +70,14 @@ def api(
     from ..live.runtime import ServerRuntime
     from ..logs import setup_logging
 
+    from ..access import listen_socket
+
     config = settings()
     used = setup_logging(verbosity(), log_file or config.log_file)
     for p in paths or []:
         if not p.expanduser().exists():
             raise ConfigError(f"{p} does not exist")
+    sock = listen_socket(host, port)  # a busy port is refused before anything starts
     runtime = ServerRuntime(config, list(paths or []), watch=watch, writer_retry=writer_retry, read_only=read_only,
                             kind="api")
     asgi, read = build_api(runtime, host, token=token, ingest_token=ingest_token, insecure=insecure,
@@ -83,7 +86,8 @@ def api(
     err.print(f"docshelf API at http://{host}:{port}/ (OpenAPI: /docs; {read.describe()}; "
               f"ingest {'on' if ingest_token else 'off: set --ingest-token'})")
     try:
-        uvicorn.Server(uvicorn.Config(asgi, host=host, port=port, log_config=None, log_level="warning")).run()
+        uvicorn.Server(uvicorn.Config(asgi, host=host, port=port, log_config=None, log_level="warning")).run(
+            sockets=[sock])
     except KeyboardInterrupt:
         pass
     finally:

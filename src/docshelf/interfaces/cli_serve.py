@@ -16,7 +16,7 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from ..access import AccessGuard, AccessPolicy, access_policy
+from ..access import AccessGuard, AccessPolicy, access_policy, listen_socket
 from ..errors import ConfigError
 from .cli_app import app, close_server, err, escape, out, settings, state, verbosity
 
@@ -57,6 +57,7 @@ def serve(
     # Decide who may connect before anything starts: a refused address costs nothing.
     policy = access_policy(host, token, insecure=insecure, extra_hosts=allow_host or [],
                            extra_origins=allow_origin or []) if http else None
+    sock = listen_socket(host, port) if http else None  # a busy port is refused before anything starts
     used = setup_logging(verbosity(), log_file or config.log_file)
     for p in paths or []:
         if not p.expanduser().exists():
@@ -77,10 +78,10 @@ def serve(
              config.index_dir, used)
     try:
         if policy is not None and api:
-            _serve_http_and_api(server, runtime, policy, port, ingest_token=ingest_token, max_body_mb=max_body_mb,
-                                allow_host=allow_host or [], allow_origin=allow_origin or [])
+            _serve_http_and_api(server, runtime, policy, port, sock, ingest_token=ingest_token,
+                                max_body_mb=max_body_mb, allow_host=allow_host or [], allow_origin=allow_origin or [])
         elif policy is not None:
-            _serve_http(server, runtime, policy, port)
+            _serve_http(server, runtime, policy, port, sock)
         else:
             server.run("stdio")
     except KeyboardInterrupt:
@@ -89,7 +90,7 @@ def serve(
         close_server(runtime)
 
 
-def _serve_http(server: Any, runtime: Any, policy: AccessPolicy, port: int) -> None:
+def _serve_http(server: Any, runtime: Any, policy: AccessPolicy, port: int, sock: Any) -> None:
     import uvicorn
     from mcp.server.transport_security import TransportSecuritySettings
 
@@ -103,10 +104,11 @@ def _serve_http(server: Any, runtime: Any, policy: AccessPolicy, port: int) -> N
     asgi = AccessGuard(server.streamable_http_app(host=policy.host, transport_security=security), policy)
     runtime.start()
     err.print(f"docshelf MCP over HTTP at http://{policy.host}:{port}/mcp ({policy.describe()})")
-    uvicorn.Server(uvicorn.Config(asgi, host=policy.host, port=port, log_config=None, log_level="warning")).run()
+    uvicorn.Server(uvicorn.Config(asgi, host=policy.host, port=port, log_config=None, log_level="warning")).run(
+        sockets=[sock])
 
 
-def _serve_http_and_api(server: Any, runtime: Any, policy: AccessPolicy, port: int, **options: Any) -> None:
+def _serve_http_and_api(server: Any, runtime: Any, policy: AccessPolicy, port: int, sock: Any, **options: Any) -> None:
     """MCP at /mcp and the HTTP API + page everywhere else: one process, one service, one writer."""
     import uvicorn
     from mcp.server.transport_security import TransportSecuritySettings
@@ -121,7 +123,8 @@ def _serve_http_and_api(server: Any, runtime: Any, policy: AccessPolicy, port: i
     runtime.start()
     err.print(f"docshelf MCP at http://{policy.host}:{port}/mcp and the API at http://{policy.host}:{port}/ "
               f"({policy.describe()}; ingest {'on' if options.get('ingest_token') else 'off'})")
-    uvicorn.Server(uvicorn.Config(asgi, host=policy.host, port=port, log_config=None, log_level="warning")).run()
+    uvicorn.Server(uvicorn.Config(asgi, host=policy.host, port=port, log_config=None, log_level="warning")).run(
+        sockets=[sock])
 
 
 # -- client set-up ------------------------------------------------------------------------

@@ -41,9 +41,9 @@ from .calibrate import (
 from .calibration_memo import CalibrationMemo
 from .citing import cite_what_the_query_names
 from .diversity import Group, diversify, diversify_settled
-from .fuse import (FusionParams, bm25_to_unit, cosine_to_unit, dense_weight, exact_bonus, fuse_hybrid, heading_share,
-                   included_paths, is_changelog, is_summary_heading, named_sections_first, opens_subsection, short_prior,
-                   subsection_after_lead_in, within_page_ties)
+from .fuse import (FusionParams, bm25_to_unit, cosine_to_unit, dense_weight, exact_bonus, fuse_hybrid, heading_is_named,
+                   heading_share, included_paths, is_changelog, is_summary_heading, named_sections_first,
+                   opens_subsection, short_prior, subsection_after_lead_in, within_page_ties)
 from .highlight import after_no, highlight_spans, term_stems
 from .phrase import content_count, looks_pasted, phrase_share, query_words, reads_as_code
 from .rerank import Reranker
@@ -383,18 +383,21 @@ class Searcher:
         pages = {i: (chunks[i].root, chunks[i].path) for i in fused}
         if params.section_band > 0:  # near ties within a page: the section holding most query words first
             ranked = within_page_ties(ranked, pages, lex, params.section_band)
+        stems = term_stems(corrected_query(query, fixes) if fixes else query)
         if params.heading_band > 0 and (params.heading_weight > 0 or params.summary_penalty > 0):
             # then the section whose own heading the query names, and a page's recap after what it sums up
-            stems = term_stems(corrected_query(query, fixes) if fixes else query)
             ranked = named_sections_first(
                 ranked, pages, lambda i: heading_share(stems, chunks[i].title, chunks[i].heading_path),
                 params.heading_band, params.heading_weight,
                 lambda i: is_summary_heading(chunks[i].heading_path), params.summary_penalty,
             )
         if params.subsection_band > 0:  # a lead-in's first subsection, when it answers nearly as well
-            ranked = subsection_after_lead_in(ranked, pages, _follower(chunks), params.subsection_band)
-        ranked = cite_what_the_query_names(query, term_stems(corrected_query(query, fixes) if fixes else query),
-                                           ranked, chunks, lowered.phrase, params)
+            # ... unless the query names the lead-in itself (a class's section before its first subsection)
+            def named(i: str) -> bool:
+                return heading_is_named(tokens, chunks[i].heading_path)
+            ranked = subsection_after_lead_in(ranked, pages, _follower(chunks), params.subsection_band,
+                                              named if params.named_lead_in and tokens else None)
+        ranked = cite_what_the_query_names(query, stems, ranked, chunks, lowered.phrase, params)
         return [(chunks[cid], score) for cid, score in ranked]
 
 

@@ -95,6 +95,9 @@ class FusionParams:
     # subsection_band (relative) of it, the two trade scores: the subsection is cited (the more
     # specific section that answers); the page keeps its best score and its place (0: off).
     subsection_band: float = 0.2
+    # ... unless the lead-in's own heading is a name the query holds and the subsection's is not
+    # (the reader asked for that section by name; benchmarks/README.md "Section choice, fourth pass").
+    named_lead_in: bool = True
     # What the query's own wording names (``citing.py``): a pasted message's verbatim run, a
     # name lookup's mention in prose, each within cite_band of the page's best chunk; a query
     # that names its page's title, the page's introduction within intro_band. Trades scores,
@@ -386,6 +389,17 @@ def named_sections_first(
     )
 
 
+def heading_is_named(tokens: Sequence[str], heading_path: tuple[str, ...]) -> bool:
+    """Whether a section's own heading is a name among the query's ``tokens`` (``analysis.code_tokens``,
+    lowered): ``AcceptHeaderVersioning``, ``get_queryset(self)`` for ``GenericAPIView.get_queryset``."""
+    if not heading_path or not tokens:
+        return False
+    name = heading_path[-1].strip().split("(", 1)[0].strip().strip(".").lower()
+    if not name or any(ch.isspace() for ch in name):
+        return False
+    return any(t == name or t.endswith("." + name) for t in tokens)
+
+
 def opens_subsection(title: str, lead: tuple[str, ...], follower: tuple[str, ...]) -> bool:
     """Whether a section at heading path ``follower`` lies under the section at ``lead`` (a page's
     introduction, no heading or the title alone, leads into every section of its page)."""
@@ -397,11 +411,15 @@ def opens_subsection(title: str, lead: tuple[str, ...], follower: tuple[str, ...
 def subsection_after_lead_in(
     ranked: Sequence[tuple[Hashable, float]], page: Mapping[Hashable, Hashable],
     follower: Callable[[Hashable], Hashable | None], band: float,
+    named: Callable[[Hashable], bool] | None = None,
 ) -> list[tuple[Hashable, float]]:
     """``ranked`` (best first) where each page's best chunk trades scores with ``follower(best)``
     (the next chunk of the document when it opens a subsection of the best chunk's section, else
     None) if that one scores within ``band`` (relative) of it: every page keeps its best score and
-    its place, only which of its chunks comes first changes."""
+    its place, only which of its chunks comes first changes. A lead-in whose own heading is a name
+    the query holds (``named``: ``heading_is_named``) keeps the citation when the subsection's is
+    not: the reader asked for that section by name (``AcceptHeaderVersioning`` is answered by its
+    class's section, not by the subsection on vendor media types that follows its first paragraph)."""
     if band <= 0:
         return list(ranked)
     scores = dict(ranked)
@@ -411,6 +429,9 @@ def subsection_after_lead_in(
             continue
         seen.add(page[key])
         nxt = follower(key)
-        if nxt is not None and nxt in scores and page[nxt] == page[key] and scores[nxt] >= (1.0 - band) * score:
-            scores[key], scores[nxt] = scores[nxt], score
+        if nxt is None or nxt not in scores or page[nxt] != page[key] or scores[nxt] < (1.0 - band) * score:
+            continue
+        if named is not None and named(key) and not named(nxt):
+            continue
+        scores[key], scores[nxt] = scores[nxt], score
     return sorted(scores.items(), key=lambda kv: -kv[1])

@@ -113,6 +113,15 @@ class PostgresStore(KeywordSearch):
 
     @staticmethod
     def _open_pool(cls, conninfo: str, size: int):
+        # One plain connection first: a refused or misspelt server fails at once with its reason.
+        # The pool alone retried for 30 s, logging each try, and then said only "incomplete after 30 sec".
+        import psycopg
+
+        try:
+            psycopg.connect(conninfo, connect_timeout=10).close()
+        except psycopg.Error as exc:
+            reason = " ".join(str(exc).split()) or type(exc).__name__
+            raise StoreError(f"cannot connect to PostgreSQL at {_redact(conninfo)}: {reason}") from None
         pool = cls(conninfo, min_size=1, max_size=size, open=False, timeout=30)
         try:
             pool.open(wait=True, timeout=30)

@@ -34,6 +34,7 @@ import re
 import threading
 import time
 import uuid
+import warnings
 import zlib
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -126,8 +127,11 @@ class QdrantStore(Bm25Totals):
             from qdrant_client import QdrantClient, models
         except ImportError as exc:
             raise ConfigError("the Qdrant store needs `pip install 'docshelf[qdrant]'`") from exc
+        from . import redact
+
         self.m = models
         self.dimensions = dimensions
+        self.where = redact(url)  # errors name the server (without its key)
         args, self.base, self.cluster = parse_url(url, api_key)
         self.local = "path" in args or "_key" in args
         if self.local:
@@ -140,6 +144,10 @@ class QdrantStore(Bm25Totals):
             self.client = _LOCAL[key]
             self._guard: Any = _LOCAL_GUARDS[key]
         else:
+            # An unreachable server fails the first call below with its reason; the client's
+            # version check (a thread of its own) warned first, two more lines on stderr. A server
+            # that answers with an incompatible version is still warned about.
+            warnings.filterwarnings("ignore", message="Failed to obtain server version", category=UserWarning)
             self.client = QdrantClient(**args)
             self._guard = contextlib.nullcontext()
         self.chunks, self.docs, self.meta = f"{self.base}_chunks", f"{self.base}_documents", f"{self.base}_meta"
@@ -163,12 +171,12 @@ class QdrantStore(Bm25Totals):
             except UnexpectedResponse as exc:
                 transient = exc.status_code in (429, 500, 502, 503, 504)
                 if not transient or attempt == RETRIES - 1:
-                    raise StoreError(f"Qdrant {what} failed: {exc}") from exc
+                    raise StoreError(f"Qdrant {what} failed at {self.where}: {exc}") from exc
             except (ResponseHandlingException, ConnectionError, TimeoutError) as exc:
                 if attempt == RETRIES - 1:
-                    raise StoreError(f"Qdrant {what} failed: {exc}") from exc
+                    raise StoreError(f"Qdrant {what} failed at {self.where}: {exc}") from exc
             except (ValueError, RuntimeError) as exc:  # local mode raises these
-                raise StoreError(f"Qdrant {what} failed: {exc}") from exc
+                raise StoreError(f"Qdrant {what} failed at {self.where}: {exc}") from exc
             time.sleep(0.2 * 2**attempt)
         raise AssertionError("unreachable")
 
