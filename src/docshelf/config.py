@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import platformdirs
-from pydantic import BaseModel, Field, SecretStr, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, TomlConfigSettingsSource
 
 from .errors import ConfigError
@@ -24,6 +24,8 @@ def default_index_dir() -> Path:
 class CollectionRule(BaseModel):
     """Files whose relative path matches any gitignore-style glob in ``include`` belong to ``name``."""
 
+    model_config = ConfigDict(extra="forbid")  # a misspelt key is an error, not ignored
+
     name: str
     include: list[str]
     doc_type: str | None = None
@@ -32,12 +34,16 @@ class CollectionRule(BaseModel):
 class DocTypeRule(BaseModel):
     """Files matching ``include`` get ``doc_type`` unless their frontmatter sets ``type``."""
 
+    model_config = ConfigDict(extra="forbid")  # a misspelt key is an error, not ignored
+
     doc_type: str
     include: list[str]
 
 
 class SearchPreset(BaseModel):
     """A scoped search exposed as its own MCP tool (e.g. ``search_glossary``)."""
+
+    model_config = ConfigDict(extra="forbid")  # a misspelt key is an error, not ignored
 
     name: str
     description: str = ""
@@ -231,6 +237,8 @@ def _validation_problem(exc: ValidationError, path: Path | None, given: dict[str
         else:
             source = f"config file {path}" if path is not None else "the configuration"
         reason = str(error.get("msg", "")).removeprefix("Value error, ")
+        if error.get("type") == "extra_forbidden":
+            reason = "unknown setting"
         problems.append(f"{'.'.join(loc) or field} in {source}: {reason} (got {error.get('input')!r})")
     return "invalid configuration: " + "; ".join(problems)
 

@@ -367,6 +367,8 @@ def test_the_hint_under_no_results_depends_on_why_there_are_none(run, indexed):
     (b"chunk_tokns = 200\n", "Error: config file {cfg}: unknown setting 'chunk_tokns' (did you mean 'chunk_tokens'?)"),
     (b"chunk_tokens = [unclosed\n", "Error: config file {cfg} is not valid TOML: Invalid value (at line 1, column 17)"),
     (b"\xff\xfe search_mode = 1\n", "Error: config file {cfg} is not UTF-8 text; save it as UTF-8"),
+    (b'[[collections]]\nname = "ops"\ninclude = ["ops/**"]\ndoc_tpe = "runbook"\n',
+     "Error: invalid configuration: collections.0.doc_tpe in config file {cfg}: unknown setting (got 'runbook')"),
     (b'search_mode = "hybird"\n', "Error: invalid configuration: search_mode in config file {cfg}: search_mode must be "
                                   "hybrid, semantic, keyword or fuzzy (got 'hybird')"),
 ])
