@@ -5,6 +5,10 @@ answer, reStructuredText markup read as a person reads it (roles and links as th
     pip download --no-deps --no-binary :all: django==5.2.8 celery==5.5.3   # then untar both
     python benchmarks/faq_corpus.py django-5.2.8/docs/faq celery-5.5.3/docs/faq.rst > corpus.jsonl
 
+The Python FAQ set (benchmarks/beir/faq-python) reads Debian's python3.11-doc sources:
+
+    python benchmarks/faq_corpus.py --python /usr/share/doc/python3.11/html/_sources/faq > corpus.jsonl
+
 The queries and qrels are written by hand (benchmarks/beir/faq/SOURCE.md); this script only
 makes the corpus reproducible from the sdists.
 """
@@ -23,12 +27,21 @@ REF = re.compile(r"`([^`]+)`_(?!_)")
 TARGET = re.compile(r"^\.\. _[^:]*:.*$")
 
 
-def inline(text: str) -> str:
-    """Roles, links and literals as their text (``:setting:`X``` → ``X``, ``~a.b.C`` → ``C``)."""
+def inline(text: str, exact: bool = False) -> str:
+    """Roles, links and literals as their text (``:setting:`X``` → ``X``, ``~a.b.C`` → ``C``).
+
+    ``exact`` (the Python set): ``:pep:`8``` reads ``PEP 8`` and dunder names stay whole; the
+    Django/Celery corpus was built without it (one ``__name__`` there reads ``__name_``), and
+    is kept as committed."""
+    if exact:
+        text = re.sub(r":pep:`(\d+)`", r"PEP \1", text)
     text = ROLE.sub(lambda m: m.group(1).lstrip("~").split(".")[-1] if m.group(1).startswith("~") else m.group(1), text)
     text = LINK.sub(r"\1", text)
     text = REF.sub(r"\1", text)
-    text = re.sub(r"(\w+)_\b(?!\w)", r"\1", text)  # Drupal_ → Drupal
+    if exact:
+        text = re.sub(r"\b(\w*[^\W_])_(?!\w)", r"\1", text)  # Drupal_ → Drupal, __name__ kept
+    else:
+        text = re.sub(r"(\w+)_\b(?!\w)", r"\1", text)  # Drupal_ → Drupal
     text = text.replace("``", "`").replace("**Answer:**", "").replace("**Answer**:", "")
     return text.replace("\\*", "*")
 
@@ -53,7 +66,7 @@ def sections(path: Path) -> list[tuple[int, str, str, list[str]]]:
     return out
 
 
-def clean(body: list[str]) -> str:
+def clean(body: list[str], exact: bool = False) -> str:
     kept: list[str] = []
     skip_indented = False
     for line in body:
@@ -63,6 +76,8 @@ def clean(body: list[str]) -> str:
             skip_indented = False
         if TARGET.match(line):
             skip_indented = True  # a link target's URL may continue on the next, indented line
+            continue
+        if exact and line.strip().startswith((".. XXX", ".. only::", ".. index::", ".. doctest::", ".. testsetup::", ".. testcode::")):
             continue
         if line.strip().startswith(".. contents::"):
             skip_indented = True
@@ -75,25 +90,25 @@ def clean(body: list[str]) -> str:
             continue
         if ADORN.match(line):
             continue
-        kept.append(inline(line[:-1] if line.endswith("::") and not line.strip() == "::" else line))
+        kept.append(inline(line[:-1] if line.endswith("::") and not line.strip() == "::" else line, exact))
     text = "\n".join(kept).strip()
     return re.sub(r"\n{3,}", "\n\n", text)
 
 
-def records(path: Path, prefix: str, entry: str, groups: str) -> list[dict[str, str]]:
+def records(path: Path, prefix: str, entry: str, groups: str, exact: bool = False) -> list[dict[str, str]]:
     """One record per section adorned with ``entry``; sections adorned with any other
     character of ``groups`` close it, deeper ones stay in its text (their title as a line)."""
     out: list[dict[str, str]] = []
     current: dict[str, object] | None = None
     for _, char, title, body in sections(path):
         if char == entry:
-            current = {"title": inline(title).strip(), "body": list(body)}
+            current = {"title": inline(title, exact).strip(), "body": list(body)}
             out.append(current)  # type: ignore[arg-type]
         elif char in groups or char.startswith("over"):
             current = None
         elif current is not None:
-            current["body"].extend(["", inline(title), "", *body])  # type: ignore[union-attr]
-    return [{"_id": f"{prefix}-{n:02d}", "title": r["title"], "text": clean(r["body"])}  # type: ignore[arg-type]
+            current["body"].extend(["", inline(title, exact), "", *body])  # type: ignore[union-attr]
+    return [{"_id": f"{prefix}-{n:02d}", "title": r["title"], "text": clean(r["body"], exact)}  # type: ignore[arg-type]
             for n, r in enumerate(out, start=1)]
 
 
@@ -107,5 +122,15 @@ def main(django_faq: str, celery_faq: str) -> None:
         print(json.dumps(row, ensure_ascii=False))
 
 
+def main_python(faq_dir: str) -> None:
+    """The eight pages of the Python FAQ, one record per ``-`` section, ids ``python-<page>-NN``."""
+    for name in ("general", "programming", "design", "library", "extending", "windows", "gui", "installed"):
+        for row in records(Path(faq_dir) / f"{name}.rst.txt", f"python-{name}", "-", "=", exact=True):
+            print(json.dumps(row, ensure_ascii=False))
+
+
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2])
+    if sys.argv[1] == "--python":
+        main_python(sys.argv[2])
+    else:
+        main(sys.argv[1], sys.argv[2])

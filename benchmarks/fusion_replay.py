@@ -7,8 +7,8 @@ differs from it is printed (FAQ: the gold's rank; docs sets: hit@1, hit@3, secti
     DOCSHELF_EVAL_CACHE=... python benchmarks/fusion_replay.py \
         '{"main": {}, "prior 0.2": {"short_penalty": 0.2}}' [faq,starlette,click,werkzeug,marshmallow,sqlmodel]
 
-The FAQ set runs its ``train`` split (``FAQ_SPLIT`` to change it; the test half is for reports,
-never for choosing). Per-question results go to ``REPLAY_OUT`` (JSON, default
+The FAQ sets (``faq``, ``faq-python``: ``benchmarks/beir/<name>``) run their ``train`` split
+(``FAQ_SPLIT`` to change it for ``faq``; its test half is for reports, never for choosing). Per-question results go to ``REPLAY_OUT`` (JSON, default
 ``fusion-replay.json``).
 """
 from __future__ import annotations
@@ -32,8 +32,8 @@ cache = Path(os.environ["DOCSHELF_EVAL_CACHE"]) if os.environ.get("DOCSHELF_EVAL
 root = Path(__file__).resolve().parent
 out = {}
 for s in sets:
-    if s == "faq":
-        ds = load_dataset(root / "beir" / "faq", split)
+    if s.startswith("faq"):
+        ds = load_dataset(root / "beir" / s, split if s == "faq" else "train")
         idx = open_eval_index(ds, cache_dir=cache)
     else:
         ds = load_docset(root / "docsets" / s)
@@ -42,7 +42,7 @@ for s in sets:
     base_opts = svc.searcher.options
     for name, over in variants.items():
         svc.searcher.options = dataclasses.replace(base_opts, fusion=dataclasses.replace(FusionParams(), **over))
-        if s == "faq":
+        if s.startswith("faq"):
             rep = run_eval(ds, idx, ["hybrid"])
             m = rep.modes[0].metrics
             run = rep.runs["hybrid"]
@@ -50,7 +50,7 @@ for s in sets:
             for q, docs in run.items():
                 gold = [d for d, r in ds.qrels[q].items() if r > 0]
                 ranks[q] = min((docs.index(g) + 1 for g in gold if g in docs), default=99)
-            out.setdefault(s, {})[name] = {"ndcg": m["ndcg@10"], "ranks": ranks}
+            out.setdefault(s, {})[name] = {"ndcg": m["ndcg@10"], "ranks": ranks, "run": run}
             print(f"{s:12s} {name:24s} nDCG@10 {m['ndcg@10']:.4f}", flush=True)
         else:
             rep = run_docset(ds, idx, ["hybrid"])
@@ -63,7 +63,7 @@ for s in sets:
         b = out[s][names[0]]
         for n in names[1:]:
             v = out[s][n]
-            if s == "faq":
+            if s.startswith("faq"):
                 diff = {q: (b["ranks"][q], v["ranks"][q]) for q in b["ranks"] if b["ranks"][q] != v["ranks"][q]}
             else:
                 diff = {q: (b["per"][q][:3], v["per"][q][:3]) for q in b["per"] if b["per"][q][:3] != v["per"][q][:3]}

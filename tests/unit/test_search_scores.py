@@ -79,6 +79,11 @@ def test_lexical_estimate_and_fusion_priors():
     params = FusionParams(short_words=40, short_penalty=0.4, exact_weight=0.3)
     assert short_prior(40, params) == 1.0 and short_prior(100, params) == 1.0
     assert short_prior(10, params) == pytest.approx(1 - 0.4 * 0.75)
+    # the prior follows the keyword side's share of zconf: full at equal shares, half at most dense
+    assert short_prior(10, params, dense_share=0.5) == pytest.approx(1 - 0.4 * 0.75)
+    assert short_prior(10, params, dense_share=0.95) == pytest.approx(1 - 0.2 * 0.75)
+    assert short_prior(10, params, dense_share=0.7) == pytest.approx(1 - 0.4 * 0.6 * 0.75)
+    assert short_prior(10, FusionParams(short_penalty=0.4, short_min_scale=1.0), dense_share=0.95) == pytest.approx(0.7)
     assert exact_bonus(0.5, 1.0, params) == pytest.approx(0.65)
     assert exact_bonus(0.5, 0.0, params) == 0.5
 

@@ -41,9 +41,9 @@ from .calibrate import (
 from .calibration_memo import CalibrationMemo
 from .citing import cite_what_the_query_names
 from .diversity import Group, diversify, diversify_settled
-from .fuse import (FusionParams, bm25_to_unit, cosine_to_unit, exact_bonus, fuse_hybrid, heading_is_named, heading_share,
-                   included_paths, is_changelog, is_summary_heading, named_sections_first, opens_subsection, short_prior,
-                   subsection_after_lead_in, within_page_ties)
+from .fuse import (FusionParams, bm25_to_unit, cosine_to_unit, dense_weight, exact_bonus, fuse_hybrid, heading_is_named,
+                   heading_share, included_paths, is_changelog, is_summary_heading, named_sections_first,
+                   opens_subsection, short_prior, subsection_after_lead_in, within_page_ties)
 from .highlight import after_no, highlight_spans, term_stems
 from .phrase import content_count, looks_pasted, phrase_share, query_words, reads_as_code
 from .rerank import Reranker
@@ -351,8 +351,11 @@ class Searcher:
         if params.short_penalty > 0:
             # Short *whole* sections only (no overlap: not the tail of a long section, e.g. an abstract's last chunk).
             cap = params.short_words  # the prior is 1 from there on: counting stops at the cap
+            # zconf's dense share for this query: the prior weakens with the keyword side's share
+            share = (dense_weight(max(den.values(), default=0.0), max(lex.values(), default=0.0), params, held)
+                     if params.method == "zconf" else 0.5)
             fused = {
-                i: f * short_prior(words_up_to(chunks[i].text, cap), params) if not chunks[i].overlap else f
+                i: f * short_prior(words_up_to(chunks[i].text, cap), params, share) if not chunks[i].overlap else f
                 for i, f in fused.items()
             }
         tokens = code_tokens(query)

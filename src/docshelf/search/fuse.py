@@ -60,6 +60,13 @@ class FusionParams:
     # match too easily, and it rarely holds the answer itself.
     short_words: int = 40
     short_penalty: float = 0.4
+    # The prior follows the keyword side's share: short_penalty × 2·(1 − dense share), at most
+    # short_penalty (equal shares) and at least short_min_scale of it. A short passage matches too
+    # easily mostly on BM25's side (length normalisation, its breadcrumb's words); when BM25's
+    # evidence is weak and the dense share is 0.95, a paraphrase's answer that is a short FAQ entry
+    # ("Yes, please see Daemonizing") is not pushed under longer, wrong ones. Not below half: the
+    # dense side also likes a short chunk that is mostly its heading (benchmarks/README.md).
+    short_min_scale: float = 0.5
     # Exact code-like tokens (``analysis.code_tokens``): a chunk holding the share s of them
     # gains exact_weight * s of the distance to 1 (an identifier the reader pasted is strong evidence).
     exact_weight: float = 0.3
@@ -238,11 +245,13 @@ def fuse_hybrid(
     return {key: s / total for key, s in fused.items()}
 
 
-def short_prior(words: int, params: FusionParams) -> float:
-    """Rank multiplier in (0, 1] for a passage of ``words`` body words (1 at ``short_words`` or more)."""
+def short_prior(words: int, params: FusionParams, dense_share: float = 0.5) -> float:
+    """Rank multiplier in (0, 1] for a passage of ``words`` body words (1 at ``short_words`` or more),
+    weaker as the keyword side's share (1 - ``dense_share``, zconf) falls (see ``short_min_scale``)."""
     if params.short_penalty <= 0 or words >= params.short_words:
         return 1.0
-    return 1.0 - params.short_penalty * (1.0 - words / params.short_words)
+    scale = max(params.short_min_scale, min(1.0, 2.0 * (1.0 - dense_share)))
+    return 1.0 - params.short_penalty * scale * (1.0 - words / params.short_words)
 
 
 _CHANGELOG = re.compile(
