@@ -128,3 +128,35 @@ def test_identifiers_take_only_the_checks_the_words_leave(indexed):
     assert checked == WordCheck({"sesion": "session", "cokie": "cookie", "ptah": "path"}, ())
     assert check_words("sesion deleted_at", indexed[0].store, [], TypoParams()) == WordCheck(
         {"sesion": "session"}, ("deleted_at",))
+
+
+VERSIONED = {
+    "flags.md": "# Flags\n\nThe zzedit5 flag turns on the fifth edit mode. Run it under Python 3 with UTF-8 files.",
+    "other.md": "# Other\n\nNothing about flags here, only cooking and gardening notes.",
+}
+
+
+@pytest.fixture
+def versioned(write, tmp_path, shelf):
+    docs = tmp_path / "docs"
+    for name, text in VERSIONED.items():
+        write(docs, name, text)
+    shelf.index([docs])
+    return shelf
+
+
+def test_a_versioned_name_differing_only_in_its_number_is_absent_never_corrected(versioned):
+    # 'zzedit3' shares 'zzedit' with the indexed 'zzedit5' (the index splits letters from digits):
+    # before, it was not even probed, and the search answered 'high' for the other name
+    checked = check_words("zzedit3", versioned.store, [], TypoParams())
+    assert checked.absent == ("zzedit3",) and checked.fixes == {}
+    result = versioned.search("zzedit3", mode="hybrid")
+    assert result.confidence != "high" and "zzedit3" in result.note
+    assert versioned.search("zzedit5", mode="hybrid").note == ""
+
+
+def test_a_versioned_name_written_apart_or_with_a_slip_in_its_letters_is_not_absent(versioned):
+    store = versioned.store
+    assert check_words("python3 and utf8 files", store, [], TypoParams()) == WordCheck({}, ())
+    # a letter slip keeps the number: a real name, never corrected, not absent
+    assert check_words("zzeidt5 flag", store, [], TypoParams()) == WordCheck({}, ())

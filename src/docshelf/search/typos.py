@@ -32,6 +32,9 @@ So are snake_case identifiers (``deleted_at``, ``response_model``), which the fu
 splits into their parts: one is absent when no chunk holds it whole and none holds an
 identifier one or two edits from it (a typo of a real name is not absent, and never corrected).
 Not in a pasted message or line of code (``in_message``), where they may be the reader's own.
+So are versioned names (``versioned_names``: ``zzedit3``, ``e501``), which the index also splits
+into letters and number: one is absent when no chunk holds it, whole or written apart
+(``Python 3``), and none holds a name a letter from it with the same numbers; never corrected.
 """
 
 from __future__ import annotations
@@ -102,18 +105,22 @@ def check_words(
     texts: str | None = None  # the candidates' lowered embed_text, NUL-separated (no word holds a NUL)
     checks: list[str] = []
     names = typed_names(query)
-    idents = identifiers(query) if not in_message(query) else []
+    pasted = in_message(query)
+    idents = identifiers(query) if not pasted else []
+    coded = set(versioned_names(query)) if not pasted else set()
     # words first, identifiers with the checks left: a query's typo corrections (and so its
     # ranking) are what they were before identifiers were probed
     for word in dict.fromkeys(words(query) + idents):
         if len(checks) >= params.max_checks:
             break
         ident = word in idents
-        if not ident and (len(word) < 4 or not word.isalpha() or (word not in names and is_english(word))):
+        if not ident and word not in coded and (
+                len(word) < 4 or not word.isalpha() or (word not in names and is_english(word))):
             continue  # short, a number, or the reader's own (English) word: neither a slip nor a name
         if texts is None:  # only once a word needs the check; one string, searched per word (holds_word)
             texts = "\x00".join(lowered() if lowered is not None else [c.embed_text.lower() for c in candidates])
-        if holds_identifier(texts, word) if ident else holds_word(texts, word):
+        if holds_identifier(texts, word) if ident else holds_word(texts, word) or (
+                word in coded and holds_spaced(texts, word)):
             continue  # known: a keyword candidate holds it
         checks.append(word)
     if not checks:
@@ -127,7 +134,7 @@ def check_words(
     for word, probed in zip(code, probe_all(store, code, params, params.identifier_probe), strict=True):
         answers[word] = _nearest(word, probed, params)
     # identifiers and names are never corrected; INDEXED is empty
-    fixes = {w: fix for w in checks if (fix := answers[w]) and w not in names and w not in idents}
+    fixes = {w: fix for w in checks if (fix := answers[w]) and w not in names and w not in idents and w not in coded}
     # absent: no indexed word near it; a name, typed on purpose, unless the index holds it as typed
     absent = tuple(w for w in checks if answers[w] is None or (w in names and answers[w] != INDEXED))
     return WordCheck(fixes, absent)
@@ -263,14 +270,17 @@ def _nearest(word: str, texts: Sequence[str], params: TypoParams) -> str | None:
     if "_" in word:
         return _nearest_identifier(word, texts, limit)
     root = stem(word)
+    digits = _DIGITS.findall(word)  # a versioned name's numbers: ``zzedit3`` is not ``zzedit5``
     seen: Counter[str] = Counter()
     distance: dict[str, int] = {}
     for text in texts:
         vocabulary = set(words(searchable_text(text)))
         if word in vocabulary or any(stem(v) == root for v in vocabulary if v[:1] == word[:1]):
             return INDEXED  # the word is indexed after all (only ranked below the candidates)
+        if digits and holds_spaced(text.lower(), word):
+            return INDEXED  # written apart: ``Python 3``, ``UTF-8``, ``HTTP/2``
         for v in vocabulary:
-            if v[:1] != word[:1] or v.isdigit():
+            if v[:1] != word[:1] or v.isdigit() or _DIGITS.findall(v) != digits:
                 continue
             d = distance.get(v)
             if d is None:
@@ -281,6 +291,30 @@ def _nearest(word: str, texts: Sequence[str], params: TypoParams) -> str | None:
     if not close:
         return None
     return min(close, key=lambda v: (distance[v], -seen[v], v))
+
+
+_DIGITS = re.compile(r"\d+")
+_RUNS = re.compile(r"\d+|[^\W\d_]+")
+
+
+def versioned_names(query: str) -> list[str]:
+    """The query's words of four characters or more that mix letters and digits (``zzedit3``,
+    ``oauth2``, ``python3``, ``e501``), folded: names of a version, a code or an option, typed on
+    purpose. Never corrected (``e501`` is not ``e502``), and absent unless a chunk holds the
+    same name (whole or written apart, ``holds_spaced``) or one a letter from it with the same
+    numbers (``pyhton3``: a slip for a real name)."""
+    return [w for w in words(query) if len(w) >= 4 and not w.isalpha() and not w.isdigit()
+            and any(c.isalpha() for c in w)]
+
+
+def holds_spaced(texts: str, word: str) -> bool:
+    """Whether lowered ``texts`` hold a versioned name with its letter and number runs written
+    apart by a space, ``-``, ``.``, ``/`` or ``_`` (``python 3``, ``utf-8``, ``http/2``)."""
+    runs = _RUNS.findall(word)
+    if len(runs) < 2:
+        return False
+    pattern = r"(?<![^\W_])" + r"[ \-./_]?".join(re.escape(r) for r in runs) + r"(?![^\W_])"
+    return re.search(pattern, texts) is not None
 
 
 def identifiers(query: str) -> list[str]:
@@ -399,5 +433,6 @@ def corrected_query(query: str, fixes: dict[str, str]) -> str:
 
 __all__ = [
     "ProbeMemo", "ProbeSearch", "TypoParams", "WordCheck", "check_words", "correct", "corrected_query", "edits",
-    "english_words", "holds_identifier", "holds_word", "identifiers", "in_message", "is_english", "typed_names",
+    "english_words", "holds_identifier", "holds_spaced", "holds_word", "identifiers", "in_message", "is_english",
+    "typed_names", "versioned_names",
 ]
