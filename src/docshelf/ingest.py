@@ -189,8 +189,10 @@ class SelectRequest(BaseModel):
 class ResetRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
+    # strict: a destructive switch takes true or false only ("yes", "1" or 1 are refused, not read as true)
     include_indexed: bool = Field(
-        False, description="Also drop every indexed file and forget the roots (default: pushed records only)."
+        False, strict=True,
+        description="Also drop every indexed file and forget the roots (default: pushed records only).",
     )
 
 

@@ -269,6 +269,18 @@ def test_pushed_records_survive_file_changes_and_reset_spares_files(client, docs
     (docs / "notes" / "new.md").unlink()
 
 
+def test_reset_takes_true_or_false_only(client):
+    """A destructive switch is not coerced: "yes" (or 1) for include_indexed is refused, nothing dropped."""
+    client.post("/ingest/upsert", headers=AUTH, json={"records": [
+        {"id": "stay", "content": "okapi feeding notes", "metadata": {"source": "wiki/okapi"}}]})
+    files = {d["path"] for d in client.get("/documents").json()["documents"]}
+    for value in ("yes", 1, "true"):
+        r = client.post("/ingest/reset", json={"include_indexed": value}, headers=AUTH)
+        assert r.status_code == 422 and "include_indexed" in r.text, r.text
+    assert {d["path"] for d in client.get("/documents").json()["documents"]} == files
+    assert [h["chunk_id"] for h in search(client, "okapi", mode="keyword")["hits"]] == ["push:stay"]
+
+
 def test_a_second_process_on_the_index_takes_pushes_through_the_writer(client, api_dir, tmp_path):
     """Two API processes on one index: the second is a reader; a push to it is written by the first."""
     env = {"DOCSHELF_INDEX_DIR": str(api_dir / "index")}
