@@ -15,6 +15,23 @@ from pathlib import Path
 MAX_BYTES = 10 * 1024 * 1024
 BACKUPS = 5
 FORMAT = "%(asctime)s %(process)d %(levelname)s %(name)s: %(message)s"
+CONSOLE_FORMAT = "%(asctime)s %(message)s"  # ``watch``: a person reads it; the file keeps FORMAT
+
+
+class ConsoleFormatter(logging.Formatter):
+    """A time and the message, as a person reads a running command's output; a warning or
+    error says so (``12:03:04 warning: root ~/docs does not exist…``). Process ids, levels and
+    logger names stay in the log file."""
+
+    def __init__(self) -> None:
+        super().__init__(CONSOLE_FORMAT, datefmt="%H:%M:%S")
+
+    def formatMessage(self, record: logging.LogRecord) -> str:  # noqa: N802 - logging's name
+        line = super().formatMessage(record)
+        if record.levelno >= logging.WARNING:
+            stamp, _, message = line.partition(" ")
+            line = f"{stamp} {record.levelname.lower()}: {message}"
+        return line
 # Chatty third-party loggers: one INFO line per request is noise in a server log.
 QUIET = ("mcp", "httpx", "httpx2", "uvicorn.access", "watchdog", "filelock", "lancedb")
 
@@ -25,8 +42,12 @@ def default_log_file() -> Path:
     return Path(platformdirs.user_log_dir("docshelf", appauthor=False)) / "docshelf.log"
 
 
-def setup_logging(verbosity: int = 0, log_file: Path | None = None, *, file_enabled: bool = True) -> Path | None:
+def setup_logging(
+    verbosity: int = 0, log_file: Path | None = None, *, file_enabled: bool = True, console: bool = False
+) -> Path | None:
     """Send logs to stderr (WARNING, or INFO/DEBUG with -v/-vv) and to a rotating file (INFO+).
+
+    ``console``: stderr lines for a person (``ConsoleFormatter``: ``docshelf watch``), not a log.
 
     Replaces handlers already on the root logger (the CLI's ``basicConfig``), so each
     record is written once. Returns the log file in use, or ``None`` when the file could
@@ -40,7 +61,7 @@ def setup_logging(verbosity: int = 0, log_file: Path | None = None, *, file_enab
     formatter = logging.Formatter(FORMAT)
     to_stderr = logging.StreamHandler(sys.stderr)
     to_stderr.setLevel(stderr_level)
-    to_stderr.setFormatter(formatter)
+    to_stderr.setFormatter(ConsoleFormatter() if console else formatter)
     root.addHandler(to_stderr)
     used: Path | None = None
     if file_enabled:
@@ -64,4 +85,4 @@ def setup_logging(verbosity: int = 0, log_file: Path | None = None, *, file_enab
     return used
 
 
-__all__ = ["setup_logging", "default_log_file", "MAX_BYTES", "BACKUPS"]
+__all__ = ["ConsoleFormatter", "setup_logging", "default_log_file", "MAX_BYTES", "BACKUPS"]

@@ -4,6 +4,7 @@ the periodic re-check, and ``docshelf watch``."""
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -152,4 +153,7 @@ def test_docshelf_watch_indexes_then_follows_changes_until_interrupted(write, tm
             proc.wait()
     assert proc.returncode == 0, stderr
     assert "watching" in stderr and "Traceback" not in stderr
+    # lines for a person: a time and the message, no process id, level or logger name
+    updates = [line for line in stderr.splitlines() if re.match(r"\d\d:\d\d:\d\d ", line)]
+    assert updates and not [line for line in stderr.splitlines() if "INFO" in line or "docshelf.live" in line]
     assert reader[0].roots == [docs.resolve()]

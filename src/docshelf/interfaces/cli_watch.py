@@ -34,7 +34,8 @@ def watch(
     for p in paths or []:
         if not p.expanduser().exists():
             raise ConfigError(f"{p} does not exist")
-    setup_logging(max(verbosity(), 1), config.log_file)  # INFO on stderr: each update is one line
+    # INFO on stderr, each update one line for a person (time and message); the file keeps the full log
+    setup_logging(max(verbosity(), 1), config.log_file, console=True)
     shelf = _service(create=True)
     roots = shelf.live_roots(paths or [])
     if not roots:
