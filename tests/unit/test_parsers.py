@@ -313,6 +313,9 @@ def test_markdown_frontmatter_blocks_and_file_relative_lines(tmp_path: Path) -> 
         ("date: 2024-01-02T10:00:00Z", {"date": "2024-01-02"}),
         ("date: someday\naliases: Solo", {"date_raw": "someday", "aliases": ["Solo"]}),
         ("nested: {a: 1}\ncount: 3", {"count": 3}),
+        # an impossible date is kept as written, never the whole note lost (PyYAML raised ValueError)
+        ("date: 2024-13-45\ntags: [a]", {"date_raw": "2024-13-45", "tags": ["a"]}),
+        ("reviewed: 2024-02-30 10:00:00\ntype: log", {"reviewed": "2024-02-30 10:00:00", "type": "log"}),
     ],
 )
 def test_markdown_frontmatter_normalisation(tmp_path: Path, frontmatter: str, expected) -> None:

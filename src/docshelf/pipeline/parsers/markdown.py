@@ -89,6 +89,17 @@ class _BoundedLoader(yaml.SafeLoader):
         finally:
             self._depth -= 1
 
+    def construct_yaml_timestamp(self, node: Any) -> Any:
+        """A date-looking value that is no real day (``2024-13-45``) stays the text written:
+        PyYAML raises ValueError there, which would fail the whole note."""
+        try:
+            return super().construct_yaml_timestamp(node)
+        except ValueError:
+            return self.construct_scalar(node)
+
+
+_BoundedLoader.add_constructor("tag:yaml.org,2002:timestamp", _BoundedLoader.construct_yaml_timestamp)
+
 
 def load_yaml(raw: str) -> Any:
     """Plain data from untrusted YAML: safe tags only, bounded size, aliases and depth."""
