@@ -55,6 +55,54 @@ def test_pdf_pages_keep_true_numbers_and_empty_page_counts(tmp_path: Path) -> No
     ]
 
 
+def make_manual_with_outline() -> bytes:
+    """Three pages; the outline names Installation (p. 2) > Wiring (lower on p. 2) and Maintenance (p. 3)."""
+    buf = io.BytesIO()
+    pdf = canvas.Canvas(buf)
+    pdf.drawString(72, 750, "Preface and safety notes.")
+    pdf.showPage()
+    pdf.bookmarkPage("install")
+    pdf.addOutlineEntry("Installation", "install", level=0)
+    pdf.drawString(72, 750, "Installation")
+    pdf.drawString(72, 734, "Bolt the pump to a level concrete plinth.")
+    pdf.bookmarkHorizontalAbsolute("wiring", 600)
+    pdf.addOutlineEntry("Wiring", "wiring", level=1)
+    pdf.drawString(72, 600, "Wiring")
+    pdf.drawString(72, 584, "Connect the brown wire to terminal L1.")
+    pdf.showPage()
+    pdf.bookmarkPage("maint")
+    pdf.addOutlineEntry("Maintenance", "maint", level=0)
+    pdf.drawString(72, 750, "Replace the impeller seal every 2000 hours.")  # no heading line: page top
+    pdf.showPage()
+    pdf.save()
+    return buf.getvalue()
+
+
+def test_pdf_outline_gives_sections_to_cite(tmp_path: Path) -> None:
+    doc = REGISTRY.parse(tmp_path / "manual.pdf", make_manual_with_outline())
+    assert [(b.kind, b.page, b.heading_path, b.text) for b in doc.blocks] == [
+        ("paragraph", 1, (), "Preface and safety notes."),
+        ("heading", 2, ("Installation",), "Installation"),
+        ("paragraph", 2, ("Installation",), "Bolt the pump to a level concrete plinth."),
+        ("heading", 2, ("Installation", "Wiring"), "Wiring"),
+        ("paragraph", 2, ("Installation", "Wiring"), "Connect the brown wire to terminal L1."),
+        ("heading", 3, ("Maintenance",), "Maintenance"),
+        ("paragraph", 3, ("Maintenance",), "Replace the impeller seal every 2000 hours."),
+    ]
+
+
+def test_a_scanned_pdf_with_an_outline_still_fails_as_scanned(tmp_path: Path) -> None:
+    buf = io.BytesIO()
+    pdf = canvas.Canvas(buf)
+    pdf.bookmarkPage("scan")
+    pdf.addOutlineEntry("Chapter 1", "scan", level=0)
+    pdf.rect(50, 50, 400, 600, fill=1)
+    pdf.showPage()
+    pdf.save()
+    with pytest.raises(ParseError, match="no text layer on any of its 1 page"):
+        REGISTRY.parse(tmp_path / "scan.pdf", buf.getvalue())
+
+
 def test_pdf_title_falls_back_to_first_line_when_metadata_is_a_placeholder(tmp_path: Path) -> None:
     doc = REGISTRY.parse(tmp_path / "x.pdf", make_pdf(THREE_PAGES))  # reportlab: "untitled"
     assert doc.title == "Acme Ingest manual."

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from docshelf.requests import DocumentRequest
+
 
 def test_a_note_with_an_impossible_frontmatter_date_is_indexed_not_failed(shelf, write, tmp_path: Path) -> None:
     vault = tmp_path / "vault"
@@ -13,3 +15,16 @@ def test_a_note_with_an_impossible_frontmatter_date_is_indexed_not_failed(shelf,
     assert report.failed == {} and report.added == ["2_Areas/Running.md"]
     hits = shelf.search("riverbank", mode="keyword").hits
     assert [h.path for h in hits] == ["2_Areas/Running.md"] and hits[0].tags == ("health",)
+
+
+def test_a_pdf_hit_cites_its_outline_section_and_get_reads_the_section(shelf, tmp_path: Path) -> None:
+    from tests.unit.test_parsers import make_manual_with_outline
+
+    docs = tmp_path / "office"
+    docs.mkdir()
+    (docs / "manual.pdf").write_bytes(make_manual_with_outline())
+    assert shelf.index([docs]).failed == {}
+    hit = shelf.search("brown wire terminal", mode="keyword").hits[0]
+    assert (hit.path, hit.page, hit.heading_path) == ("manual.pdf", 2, ("Installation", "Wiring"))
+    section = shelf.get_document(DocumentRequest(path="manual.pdf", section="Maintenance"))
+    assert "impeller seal" in section.text and "brown wire" not in section.text and section.pages == (3,)

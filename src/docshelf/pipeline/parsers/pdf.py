@@ -21,7 +21,7 @@ from pypdf.errors import DependencyError, FileNotDecryptedError, PdfReadError
 
 from ...errors import ParseError
 from ...models import Block, ParseContext, ParsedDocument
-from ._common import normalize_date, split_tags
+from ._common import HeadingStack, normalize_date, split_tags
 
 logger = logging.getLogger(__name__)
 
@@ -149,6 +149,55 @@ def _metadata(reader: PdfReader) -> dict[str, Any]:
     return meta
 
 
+MAX_OUTLINE_ENTRIES = 10_000
+
+
+def _outline(reader: PdfReader) -> dict[int, list[tuple[int, str]]]:
+    """The outline (bookmarks) as ``page number -> [(level, title)]`` in outline order: the
+    sections a reader of the PDF navigates by. A damaged outline is no outline, not a failed file."""
+    found: dict[int, list[tuple[int, str]]] = {}
+    count = 0
+
+    def walk(items: Any, level: int) -> None:
+        nonlocal count
+        for item in items:
+            if isinstance(item, list):  # the children of the entry before it
+                walk(item, level + 1)
+                continue
+            count += 1
+            if count > MAX_OUTLINE_ENTRIES:
+                return
+            title = " ".join(str(getattr(item, "title", "") or "").split())
+            number = reader.get_destination_page_number(item)
+            if title and number is not None and number >= 0:
+                found.setdefault(number + 1, []).append((level, title))
+
+    try:
+        walk(reader.outline, 1)
+    except Exception as exc:  # noqa: BLE001 - pypdf raises many kinds on a broken outline
+        logger.debug("outline unreadable, PDF read without sections: %s", exc)
+        return {}
+    return found
+
+
+def _sections(text: str, entries: list[tuple[int, str]]) -> list[tuple[tuple[int, str] | None, str]]:
+    """Cut a page's text at its outline entries: each entry starts at the line that is its
+    title, or where the previous one starts when no line is (a bookmark to the page itself).
+    Returns ``(entry or None for the text before the first, text)`` in page order."""
+    lines = text.split("\n")
+    norm = [" ".join(line.split()).casefold() for line in lines]
+    parts: list[tuple[tuple[int, str] | None, str]] = []
+    current: tuple[int, str] | None = None
+    start = 0
+    for entry in entries:
+        title = entry[1].casefold()
+        at = next((i for i in range(start, len(lines)) if norm[i] == title), None)
+        parts.append((current, "\n".join(lines[start:start if at is None else at])))
+        current, start = entry, start if at is None else at + 1
+    parts.append((current, "\n".join(lines[start:])))
+    return parts
+
+
 class PdfParser:
     """Parses ``.pdf`` with pypdf (text layer only: scanned pages yield no blocks)."""
 
@@ -167,6 +216,8 @@ class PdfParser:
             except (PdfReadError, ValueError, KeyError, TypeError, AttributeError,
                     IndexError, RecursionError) as exc:
                 raise ParseError(str(path), _reason(data, exc)) from exc
+            outline = _outline(reader)
+            headings = HeadingStack()
             blocks: list[Block] = []
             failed: list[int] = []
             first_line = ""
@@ -179,10 +230,14 @@ class PdfParser:
                     continue
                 if not first_line:
                     first_line = next((ln for ln in text.splitlines() if ln.strip()), "")
-                blocks.extend(Block("paragraph", para, (), number) for para in paragraphs(text))
+                for entry, part in _sections(text, outline.get(number, [])):
+                    if entry is not None:
+                        path_ = headings.push(*entry)
+                        blocks.append(Block("heading", entry[1], path_, number, level=entry[0]))
+                    blocks.extend(Block("paragraph", para, headings.path, number) for para in paragraphs(part))
         if pages and len(failed) == len(pages):
             raise ParseError(str(path), "not a valid PDF (no page could be read)")
-        if pages and not blocks and not failed:
+        if pages and not failed and not any(b.kind == "paragraph" for b in blocks):  # outline titles alone are no text
             raise ParseError(str(path), f"no text layer on any of its {len(pages)} page(s): a scanned or "
                              "image-only PDF (docshelf does not run OCR)")
         if failed:
