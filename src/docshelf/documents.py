@@ -262,26 +262,31 @@ def resolve_note(records: Sequence[DocumentRecord], name: str) -> DocumentRecord
     The first rule that matches exactly one note wins; several matches under one rule
     are an error listing them.
     """
+    from .notes import clean_target
+
     want = name.strip()
     if want.startswith("[[") and want.endswith("]]"):
-        want = want[2:-2].split("|", 1)[0].split("#", 1)[0].strip()
+        want = clean_target(want)
     want = want.lstrip("/")
     indexed = [r for r in records if r.status == "indexed"]
-    lowered = want.lower()
-    for test in (
-        lambda r: r.path == want,
-        lambda r: r.path == want + ".md",
-        lambda r: r.path.lower() in (lowered, lowered + ".md"),
-        lambda r: r.path.rsplit("/", 1)[-1].rsplit(".", 1)[0].lower() == lowered,
-        lambda r: r.title.lower() == lowered,
-        lambda r: any(a.lower() == lowered for a in r.aliases),
-    ):
-        found = [r for r in indexed if test(r)]
-        if len(found) == 1:
-            return found[0]
-        if len(found) > 1:
-            paths = ", ".join(sorted(r.path for r in found)[:10])
-            raise NotFound(f"{name!r} matches several notes ({paths}); pass the full path")
+    # the name as written first (a file may be called "C# notes"), then as a link target
+    # without its "#Heading", "|alias" or "^block" (agents copy "Note#Heading" from a note's text)
+    for want in dict.fromkeys(w for w in (want, clean_target(want)) if w):
+        lowered = want.lower()
+        for test in (
+            lambda r: r.path == want,
+            lambda r: r.path == want + ".md",
+            lambda r: r.path.lower() in (lowered, lowered + ".md"),
+            lambda r: r.path.rsplit("/", 1)[-1].rsplit(".", 1)[0].lower() == lowered,
+            lambda r: r.title.lower() == lowered,
+            lambda r: any(a.lower() == lowered for a in r.aliases),
+        ):
+            found = [r for r in indexed if test(r)]
+            if len(found) == 1:
+                return found[0]
+            if len(found) > 1:
+                paths = ", ".join(sorted(r.path for r in found)[:10])
+                raise NotFound(f"{name!r} matches several notes ({paths}); pass the full path")
     raise NotFound(f"no note named {name!r}; search_docs or list_documents shows the indexed paths")
 
 

@@ -28,3 +28,15 @@ def test_a_pdf_hit_cites_its_outline_section_and_get_reads_the_section(shelf, tm
     assert (hit.path, hit.page, hit.heading_path) == ("manual.pdf", 2, ("Installation", "Wiring"))
     section = shelf.get_document(DocumentRequest(path="manual.pdf", section="Maintenance"))
     assert "impeller seal" in section.text and "brown wire" not in section.text and section.pages == (3,)
+
+
+def test_get_note_takes_a_link_target_written_without_brackets(shelf, write, tmp_path: Path) -> None:
+    """Agents copy ``Note#Heading`` or ``Note|alias`` out of a note's text; a file name with a ``#`` still wins."""
+    vault = tmp_path / "vault"
+    write(vault, "1_Projects/Brand guide.md", "# Brand guide\n\n## Colours\n\nPrimary is teal.\n")
+    write(vault, "3_Resources/C# notes.md", "Pattern matching in C#.\n")
+    shelf.index([vault])
+    for name in ("Brand guide#Colours", "Brand guide|the colours", "Brand guide#Colours|the colours",
+                 "[[Brand guide#Colours|the colours]]", "Brand guide#^a1b2"):
+        assert shelf.get_note(name).record.path == "1_Projects/Brand guide.md", name
+    assert shelf.get_note("C# notes").record.path == "3_Resources/C# notes.md"
