@@ -106,7 +106,20 @@ def glossary_scope(settings: Any) -> dict[str, Any]:
 
 
 def vault_request(query: str, limit: int = 5, para_folder: str | None = None,
-                  note_type: str | None = None, **options: Any) -> SearchRequest:
+                  note_type: str | None = None, *, para_folders: list[str] | None = None,
+                  **options: Any) -> SearchRequest:
+    """``para_folders``: the vault's PARA folders (``Docshelf.para_folders``). With them, a folder
+    named by its category (``Projects`` for ``1_Projects``) is found, and one the vault does not
+    have is refused naming those it has, not answered with no hits."""
+    if para_folder and para_folders is not None:
+        from .errors import InvalidRequest
+        from .pipeline.obsidian import match_para_folder
+
+        found = match_para_folder(para_folder, para_folders)
+        if found is None:
+            have = ", ".join(repr(f) for f in para_folders) or "none (no top folder is Projects, Areas, Resources or Archive)"
+            raise InvalidRequest("para_folder", f"the vault has no PARA folder {para_folder!r}; its PARA folders: {have}")
+        para_folder = found
     fields = (("para_folder", para_folder),) if para_folder else ()
     return SearchRequest(query=query, k=limit, fields=fields,
                          doc_types=(note_type.strip().lower(),) if note_type else None, **options)

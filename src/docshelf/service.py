@@ -740,6 +740,12 @@ class Docshelf:
         """The note a path, file name, ``[[wiki link]]``, title or frontmatter alias means."""
         return resolve_note(self.store.records(), name)
 
+    def para_folders(self) -> list[str]:
+        """The top-level PARA folders (``1_Projects``, ``3 Resources``…) of the indexed notes, sorted."""
+        from .pipeline.obsidian import para_folder
+
+        return sorted({f for r in self.store.records() if r.status == "indexed" and (f := para_folder(r.path))})
+
     def get_note(self, name: str, *, max_chars: int | None = None) -> NoteText:
         """A note (see ``find_note``) with its text, frontmatter, outgoing links and backlinks."""
         from .notes import NoteIndex

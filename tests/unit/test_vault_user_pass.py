@@ -40,3 +40,24 @@ def test_get_note_takes_a_link_target_written_without_brackets(shelf, write, tmp
                  "[[Brand guide#Colours|the colours]]", "Brand guide#^a1b2"):
         assert shelf.get_note(name).record.path == "1_Projects/Brand guide.md", name
     assert shelf.get_note("C# notes").record.path == "3_Resources/C# notes.md"
+
+
+def test_search_vault_finds_a_para_folder_by_its_category_and_refuses_one_the_vault_lacks(shelf, write,
+                                                                                           tmp_path: Path) -> None:
+    """An agent does not know the vault writes "1 Projects": "Projects" finds it, "Inbox" is an error
+    naming the folders there are, never a silent empty answer."""
+    import pytest
+
+    from docshelf import profiles
+    from docshelf.errors import InvalidRequest
+
+    vault = tmp_path / "vault"
+    write(vault, "1 Projects/Website.md", "The landing page uses the teal palette.\n")
+    write(vault, "3_Resources/Colours.md", "Teal is a blue-green colour.\n")
+    shelf.index([vault])
+    assert shelf.para_folders() == ["1 Projects", "3_Resources"]
+    for name in ("Projects", "project", "1 projects", "1 Projects"):
+        request = profiles.vault_request("teal", 5, name, None, para_folders=shelf.para_folders(), mode="keyword")
+        assert [h.path for h in shelf.search(request).hits] == ["1 Projects/Website.md"], name
+    with pytest.raises(InvalidRequest, match=r"no PARA folder 'Inbox'; its PARA folders: '1 Projects', '3_Resources'"):
+        profiles.vault_request("teal", 5, "Inbox", None, para_folders=shelf.para_folders())

@@ -52,10 +52,13 @@ def add_profile(server: Any, name: str, search: Callable[[SearchRequest], Any], 
             query: Annotated[str, Field(description="What to find in the vault: a question, a term or a name.")],
             limit: Annotated[int, Field(ge=1, le=50, description="Number of results (1-50).")] = 5,
             para_folder: Annotated[Optional[str], Field(description=(
-                "Only notes in this top-level PARA folder, e.g. '1_Projects' or '3_Resources'."))] = None,
+                "Only notes in this top-level PARA folder, e.g. '1_Projects' or '3_Resources', or by its "
+                "category ('Projects'); a folder the vault lacks is an error naming those it has."))] = None,
             note_type: Annotated[Optional[str], Field(description="Only notes whose frontmatter type is this.")] = None,
         ) -> profiles.VaultResults:
-            result = search(profiles.vault_request(query, limit, para_folder, note_type, max_chars=response_chars))
+            known = svc().para_folders() if para_folder else None
+            result = search(profiles.vault_request(query, limit, para_folder, note_type, para_folders=known,
+                                                   max_chars=response_chars))
             return profiles.VaultResults(query=query, results=[profiles.vault_hit(h) for h in result.hits],
                                          note=result.note)
 

@@ -41,3 +41,21 @@ def para_folder(rel_path: str) -> str | None:
     """The top-level PARA folder a note sits in (``1_Projects``), or None."""
     top, sep, _ = rel_path.partition("/")
     return top if sep and _PARA.match(top) else None
+
+
+def _para_kind(name: str) -> str | None:
+    """``"1_Projects"``, ``"projects"``, ``"Project"`` → ``"project"``: the PARA category a folder name means."""
+    match = _PARA.match(name.strip())
+    return match.group(2).lower().rstrip("s") if match and match.end() == len(name.strip()) else None
+
+
+def match_para_folder(name: str, folders: list[str]) -> str | None:
+    """The vault folder among ``folders`` that ``name`` means: itself (any case), else the one
+    of the same category (``Projects`` or ``projects`` for ``1_Projects``), when only one is."""
+    want = name.strip().strip("/")
+    same = [f for f in folders if f.lower() == want.lower()]
+    if len(same) == 1:
+        return same[0]
+    kind = _para_kind(want)
+    alike = [f for f in folders if kind and _para_kind(f) == kind]
+    return alike[0] if len(alike) == 1 else None
