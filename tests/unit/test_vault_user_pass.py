@@ -61,3 +61,14 @@ def test_search_vault_finds_a_para_folder_by_its_category_and_refuses_one_the_va
         assert [h.path for h in shelf.search(request).hits] == ["1 Projects/Website.md"], name
     with pytest.raises(InvalidRequest, match=r"no PARA folder 'Inbox'; its PARA folders: '1 Projects', '3_Resources'"):
         profiles.vault_request("teal", 5, "Inbox", None, para_folders=shelf.para_folders())
+
+
+def test_broken_frontmatter_is_a_warning_naming_the_note_and_the_line(shelf, write, tmp_path: Path) -> None:
+    """The note is indexed (its body searchable), and the user learns why its tags and title did not take."""
+    vault = tmp_path / "vault"
+    write(vault, "2_Areas/Sleep.md", "---\ntitle: Sleep log\ntags: [health\n---\nSlept seven hours.\n")
+    report = shelf.index([vault])
+    assert report.added == ["2_Areas/Sleep.md"] and report.failed == {}
+    assert [w for w in report.warnings if "Sleep.md" in w] == [
+        "2_Areas/Sleep.md: invalid YAML frontmatter at line 3: expected ',' or ']', but got '<stream end>'; "
+        "indexed without its frontmatter (title, tags, type, date, aliases)"]

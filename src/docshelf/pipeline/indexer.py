@@ -86,6 +86,7 @@ class _Pending:
     known: dict[str, np.ndarray] = field(default_factory=dict)  # embed_text → vector already stored
     donor: tuple[str, str] | None = None  # (root, path) whose stored vectors ``known`` is read from
     tokens: dict[str, int] = field(default_factory=dict)  # embed_text → its token count, when the chunker knew it
+    warning: str = ""  # indexed, but something the user wrote was not read (broken frontmatter)
 
 
 def _json_default(value: Any) -> str:
@@ -375,6 +376,8 @@ class Indexer:
         crash_point("parse")
         try:
             item = self._prepare(src, data, digest, read_at)
+            if item.warning:
+                report.warnings.append(item.warning)
         except SourceError as exc:
             reason = exc.reason
             report.failed[src.rel_path] = reason
@@ -420,7 +423,10 @@ class Indexer:
         drafts = self.chunker.chunk(doc)
         chunks = self.make_chunks(doc, record, drafts)
         tokens = {d.embed_text: d.tokens for d in drafts if d.tokens is not None}
-        return _Pending(replace(record, chunk_count=len(chunks)), chunks, tokens=tokens)
+        warning = ""
+        if problem := doc.metadata.get("frontmatter_error"):  # else the note's tags and title vanish unexplained
+            warning = f"{src.rel_path}: {problem}; indexed without its frontmatter (title, tags, type, date, aliases)"
+        return _Pending(replace(record, chunk_count=len(chunks)), chunks, tokens=tokens, warning=warning)
 
     def make_chunks(
         self, doc: ParsedDocument, record: DocumentRecord, drafts: Sequence[ChunkDraft] | None = None
