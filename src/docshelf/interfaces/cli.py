@@ -13,7 +13,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from .. import allocator
+from .. import allocator, collector
 from ..errors import DocshelfError, InvalidRequest
 from ..requests import DocumentListRequest, DocumentRequest, SearchRequest
 from .cli_app import GlobalOptionsGroup, app, err, escape, main_options, out, settings, state
@@ -392,6 +392,7 @@ def _app_for(args: list[str]) -> typer.Typer:
 def main(argv: list[str] | None = None) -> None:
     """Entry point: run the app, turning DocshelfError into one clear line and exit 1."""
     allocator.tune()  # before any thread starts (see allocator.py)
+    collector.enable()  # a server freezes its start-up objects (see collector.py)
     args = list(sys.argv[1:] if argv is None else argv)
     state.settings_args = settings_args_of(args)
     try:

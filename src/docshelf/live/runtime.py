@@ -153,8 +153,9 @@ class ServerRuntime:
         log.info("model %s loaded in %.2fs", self._service.embedder.model_id, time.monotonic() - started)
         if self.query_socket:
             self._start_query_server()
-        from .. import allocator
+        from .. import allocator, collector
 
+        collector.freeze_startup()  # start-up's objects out of every later full GC pass (see collector.py)
         allocator.drop_startup_pages()  # library pages only starting up used (see allocator.py)
 
     def _start_query_server(self) -> None:
