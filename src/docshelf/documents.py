@@ -290,4 +290,7 @@ def resolve_note(records: Sequence[DocumentRecord], name: str) -> DocumentRecord
     raise NotFound(f"no note named {name!r}; search_docs or list_documents shows the indexed paths")
 
 
-__all__ = ["cut_lines", "reading_lines", "heading_key", "reassemble", "resolve_note", "sections", "select", "select_lines", "source_lines"]
+__all__ = [
+    "cut_columns", "cut_lines", "heading_key", "line_columns", "reading_lines", "reassemble", "resolve_note", "sections",
+    "select", "select_lines", "source_lines",
+]

@@ -19,13 +19,16 @@ PAGES = {
 }
 
 
-@pytest.fixture
-def indexed(write, tmp_path, shelf):
-    docs = tmp_path / "docs"
-    for name, text in PAGES.items():
+def index_pages(shelf, write, docs, pages: dict[str, str]) -> None:
+    for name, text in pages.items():
         write(docs, name, text)
     shelf.index([docs])
-    return shelf, docs
+
+
+@pytest.fixture
+def indexed(write, tmp_path, shelf):
+    index_pages(shelf, write, tmp_path / "docs", PAGES)
+    return shelf, tmp_path / "docs"
 
 
 def test_a_term_no_chunk_holds_and_no_indexed_word_is_near_is_absent(indexed):
@@ -138,10 +141,7 @@ VERSIONED = {
 
 @pytest.fixture
 def versioned(write, tmp_path, shelf):
-    docs = tmp_path / "docs"
-    for name, text in VERSIONED.items():
-        write(docs, name, text)
-    shelf.index([docs])
+    index_pages(shelf, write, tmp_path / "docs", VERSIONED)
     return shelf
 
 
