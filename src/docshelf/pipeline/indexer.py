@@ -35,7 +35,7 @@ import numpy as np
 
 from ..config import Settings
 from ..crashpoints import crash_point
-from ..dates import iso_day_or_none
+from ..dates import iso_day_or_none, unread_reason
 from ..errors import ParseError, SourceError
 from ..models import Chunk, DocumentRecord, IndexReport, ParseContext, ParsedDocument, SourceFile, listed_paths
 from ..protocols import Embedder, Store
@@ -426,6 +426,9 @@ class Indexer:
         warning = ""
         if problem := doc.metadata.get("frontmatter_error"):  # else the note's tags and title vanish unexplained
             warning = f"{src.rel_path}: {problem}; indexed without its frontmatter (title, tags, type, date, aliases)"
+        elif (raw := doc.metadata.get("date_raw")) is not None and doc_date is None:  # else dropped by date filters unexplained
+            why, fix = unread_reason(raw)
+            warning = f"{src.rel_path}: date {str(raw)!r} {why}, so date filters leave this document out; {fix}"
         return _Pending(replace(record, chunk_count=len(chunks)), chunks, tokens=tokens, warning=warning)
 
     def make_chunks(
