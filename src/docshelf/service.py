@@ -602,6 +602,7 @@ class Docshelf:
                 filters.paths == () or self.documents_in_scope(request) == 0):
             result = replace(result, empty_reason="empty_scope")  # the filters leave no document, not the query
         result = self._cite_columns(result)
+        result = self._cite_page_labels(result)
         if request.max_chars is None:
             return result
         from .search.budget import fit_hits
@@ -626,6 +627,25 @@ class Docshelf:
                 if columns is not None:
                     hits[i] = replace(hit, start_col=columns[0], end_col=columns[1])
         return replace(result, hits=tuple(hits))
+
+    def _cite_page_labels(self, result: SearchResult) -> SearchResult:
+        """A PDF hit on a labelled page also cites the label a reader sees ("p. iv, PDF page 4"):
+        the chunk stores it (``indexer.make_chunks``); a search reads it for PDF hits only."""
+        import json
+
+        wanted = [h.chunk_id for h in result.hits if h.page is not None and h.path.lower().endswith(".pdf")]
+        if not wanted:
+            return result
+        labels: dict[str, str] = {}
+        for chunk in self.store.get_chunks(wanted):
+            if '"page_label"' in chunk.metadata_json:
+                label = json.loads(chunk.metadata_json).get("page_label")
+                if isinstance(label, str) and label:
+                    labels[chunk.id] = label
+        if not labels:
+            return result
+        return replace(result, hits=tuple(replace(h, page_label=labels[h.chunk_id]) if h.chunk_id in labels else h
+                                          for h in result.hits))
 
     def _missing_collections_note(self, wanted: Sequence[str]) -> str:
         """An empty answer in a collection the index does not hold: a misspelt name, not a query

@@ -435,14 +435,23 @@ class Indexer:
         self, doc: ParsedDocument, record: DocumentRecord, drafts: Sequence[ChunkDraft] | None = None
     ) -> list[Chunk]:
         """``doc``'s chunks as stored (``drafts``: the chunker's output for it, when already made)."""
-        metadata_json = json.dumps(doc.metadata, default=_json_default, sort_keys=True)
+        meta = dict(doc.metadata)
+        labels = meta.pop("page_labels", None) or {}  # a PDF's page labels: each chunk stores its page's
+        metadata_json = json.dumps(meta, default=_json_default, sort_keys=True)
+
+        def chunk_meta(page: int | None) -> str:
+            label = labels.get(page) if page is not None else None
+            if label is None:
+                return metadata_json
+            return json.dumps({**meta, "page_label": label}, default=_json_default, sort_keys=True)
+
         return [
             Chunk(
                 id=chunk_id(record.root, record.path, d.chunk_index, d.embed_text), root=record.root,
                 path=record.path, collection=record.collection, doc_type=record.doc_type, title=doc.title,
                 heading_path=d.heading_path, chunk_index=d.chunk_index, text=d.text, embed_text=d.embed_text,
                 page=d.page, start_line=d.start_line, end_line=d.end_line, tags=record.tags, date=record.date,
-                metadata_json=metadata_json, overlap=d.overlap,
+                metadata_json=chunk_meta(d.page), overlap=d.overlap,
             )
             for d in (self.chunker.chunk(doc) if drafts is None else drafts)
         ]
