@@ -53,6 +53,10 @@ def iso_day_or_none(value: Any) -> str | None:
         return None
 
 
+UNREAD_DATE_FIELD = "date_unread"
+"""The metadata field (``true``) of a document whose own date ``document_day`` could not read:
+date filters leave it out, and a date-filtered search counts such documents in its scope."""
+
 _MONTHS = {name: i for i, names in enumerate((
     ("january", "jan"), ("february", "feb"), ("march", "mar"), ("april", "apr"), ("may",), ("june", "jun"),
     ("july", "jul"), ("august", "aug"), ("september", "sep", "sept"), ("october", "oct"),
@@ -137,4 +141,4 @@ def unread_reason(value: Any) -> tuple[str, str]:
     return "is not a date docshelf reads", "write it as YYYY-MM-DD"
 
 
-__all__ = ["EXPECTED", "document_day", "iso_day", "iso_day_or_none", "unread_reason"]
+__all__ = ["EXPECTED", "UNREAD_DATE_FIELD", "document_day", "iso_day", "iso_day_or_none", "unread_reason"]

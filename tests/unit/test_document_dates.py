@@ -46,3 +46,25 @@ def test_index_reads_common_dates_and_warns_once_about_an_ambiguous_one(shelf, w
     assert sorted(h.path for h in hits) == ["b.md", "c.md", "d.md", "e.md"]
     assert {h.path: h.date for h in hits}["e.md"] == "2024-03-13"
     assert shelf.index([notes]).warnings == []  # once: an unchanged note is not read again
+
+
+def test_a_date_filtered_search_says_how_many_documents_it_left_out_for_an_unread_date(shelf, write,
+                                                                                       tmp_path: Path) -> None:
+    """An agent filtering by date must not conclude the notes do not exist: the note names them."""
+    notes = tmp_path / "notes"
+    write(notes, "ops/standup.md", "---\ndate: 03/04/2024\n---\nThe kiln budget was approved.\n")
+    write(notes, "ops/retro.md", "---\ndate: someday\n---\nThe kiln budget retro.\n")
+    write(notes, "ops/plan.md", "---\ndate: 2024-03-05\n---\nThe kiln budget plan.\n")
+    write(notes, "misc/undated.md", "The kiln budget, no date at all.\n")
+    write(notes, "misc/other.md", "---\ndate: 04/05/2024\n---\nNothing about it.\n")
+    shelf.index([notes])
+    result = shelf.search("kiln budget", mode="keyword", date_from="2024-01-01", path_prefix="ops/")
+    assert [h.path for h in result.hits] == ["ops/plan.md"]
+    assert result.note == ("the date filter left out 2 documents whose date could not be read: "
+                           "ops/retro.md ('someday'), ops/standup.md ('03/04/2024'); write their dates as YYYY-MM-DD")
+    assert "misc/other.md" in shelf.search("kiln", mode="keyword", date_to="2030-01-01").note  # the whole index
+    assert shelf.search("kiln budget", mode="keyword").note == ""  # no date filter: nothing left out
+    write(notes, "ops/standup.md", "---\ndate: 2024-04-03\n---\nThe kiln budget was approved.\n")
+    write(notes, "ops/retro.md", "---\ndate: 2024-04-04\n---\nThe kiln budget retro.\n")
+    shelf.index([notes])  # fixed: a new version of the index, a new count
+    assert shelf.search("kiln budget", mode="keyword", date_from="2024-01-01", path_prefix="ops/").note == ""
