@@ -663,8 +663,9 @@ class Docshelf:
             shown = ", ".join(f"{path} ({raw!r})" for (_, path), raw in sorted(docs.items())[:3])
             more = "" if len(docs) <= 3 else f" and {len(docs) - 3} more"
             count = f"{len(docs)}{'+' if len(rows) >= UNREAD_DATES_SCAN else ''}"  # more than it read
-            note = (f"the date filter left out {count} document{'s' if len(docs) != 1 else ''} whose date could not "
-                    f"be read: {shown}{more}; write their dates as YYYY-MM-DD")
+            one = len(docs) == 1
+            note = (f"the date filter left out {count} document{'' if one else 's'} whose date could not "
+                    f"be read: {shown}{more}; write {'its date' if one else 'their dates'} as YYYY-MM-DD")
         if key[0] is not None:
             if len(memo) >= 256:
                 memo.clear()

@@ -63,6 +63,9 @@ def test_a_date_filtered_search_says_how_many_documents_it_left_out_for_an_unrea
     assert result.note == ("the date filter left out 2 documents whose date could not be read: "
                            "ops/retro.md ('someday'), ops/standup.md ('03/04/2024'); write their dates as YYYY-MM-DD")
     assert "misc/other.md" in shelf.search("kiln", mode="keyword", date_to="2030-01-01").note  # the whole index
+    assert shelf.search("kiln", mode="keyword", date_to="2030-01-01", path_prefix="misc/").note == (
+        "the date filter left out 1 document whose date could not be read: misc/other.md ('04/05/2024'); "
+        "write its date as YYYY-MM-DD")
     assert shelf.search("kiln budget", mode="keyword").note == ""  # no date filter: nothing left out
     write(notes, "ops/standup.md", "---\ndate: 2024-04-03\n---\nThe kiln budget was approved.\n")
     write(notes, "ops/retro.md", "---\ndate: 2024-04-04\n---\nThe kiln budget retro.\n")
