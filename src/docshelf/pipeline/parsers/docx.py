@@ -31,12 +31,11 @@ _HEADING_STYLE = re.compile(r"^heading\s*([1-9])$", re.IGNORECASE)
 _LIST_STYLE = re.compile(r"^list\b", re.IGNORECASE)
 
 
-def _style_name(paragraph: Paragraph) -> str:
+def _style(paragraph: Paragraph) -> Any:
     try:
-        style = paragraph.style
+        return paragraph.style
     except (KeyError, ValueError):
-        return ""
-    return (style.name or "") if style is not None else ""
+        return None
 
 
 _W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
@@ -55,26 +54,33 @@ def _int(text: str | None, default: int) -> int:
         return default
 
 
-def _num_pr(paragraph: Paragraph) -> tuple[str, int] | None:
+def _own_num_pr(ppr: Any) -> tuple[str | None, str | None]:
+    num_pr = ppr.find(f"{_W}numPr") if ppr is not None else None
+    return (None, None) if num_pr is None else (_val(num_pr, "numId"), _val(num_pr, "ilvl"))
+
+
+def _style_num_pr(style: Any, cache: dict[Any, tuple[str | None, str | None]]) -> tuple[str | None, str | None]:
+    """A paragraph style's (numId, level), from it or the styles it is based on (once per style)."""
+    key = getattr(style, "style_id", None)
+    if key in cache:
+        return cache[key]
+    num_id = level = None
+    depth = 0
+    while style is not None and num_id is None and depth < 10:
+        own_id, own_level = _own_num_pr(style.element.pPr)
+        num_id, level = own_id, level if level is not None else own_level
+        style, depth = style.base_style, depth + 1
+    cache[key] = (num_id, level)
+    return num_id, level
+
+
+def _num_pr(paragraph: Paragraph, style: Any, cache: dict[Any, tuple[str | None, str | None]]) -> tuple[str, int] | None:
     """The paragraph's (numId, level): its own ``w:numPr``, else its style's (a "List Number"
     paragraph is numbered by its style); None when not in a list, or numbering turned off (numId 0)."""
-    elements = [paragraph._p.pPr]  # noqa: SLF001 - python-docx has no public numbering API
-    try:
-        style = paragraph.style
-    except (KeyError, ValueError):
-        style = None
-    while style is not None and len(elements) < 10:
-        elements.append(style.element.pPr)
-        style = style.base_style
-    num_id = level = None
-    for ppr in elements:
-        num_pr = ppr.find(f"{_W}numPr") if ppr is not None else None
-        if num_pr is None:
-            continue
-        num_id = num_id if num_id is not None else _val(num_pr, "numId")
-        level = level if level is not None else _val(num_pr, "ilvl")
-        if num_id is not None:
-            break
+    num_id, level = _own_num_pr(paragraph._p.pPr)  # noqa: SLF001 - python-docx has no public numbering API
+    if num_id is None and style is not None:
+        num_id, style_level = _style_num_pr(style, cache)
+        level = level if level is not None else style_level
     if num_id is None or num_id == "0":
         return None
     return num_id, min(max(_int(level, 0), 0), 8)
@@ -115,6 +121,7 @@ class _Numbering:
         self._levels: dict[str, dict[int, tuple[str, str, int]]] = {}  # numId → level → (format, text, start)
         self._counted_as: dict[str, str] = {}  # numId → whose counters it continues
         self._counters: dict[str, list[int | None]] = {}
+        self.styles: dict[Any, tuple[str | None, str | None]] = {}  # style id → its (numId, level)
         try:
             root = document.part.numbering_part.element
         except (KeyError, NotImplementedError, AttributeError):
@@ -165,9 +172,9 @@ class _Numbering:
         return re.sub(r"%([1-9])", value, text).strip() or "-"
 
 
-def _list_line(paragraph: Paragraph, style: str, text: str, numbering: _Numbering) -> str | None:
+def _list_line(paragraph: Paragraph, style_obj: Any, style: str, text: str, numbering: _Numbering) -> str | None:
     """A list paragraph as a line ("1. text", "  a. text", "- text"); None when not in a list."""
-    num = _num_pr(paragraph)
+    num = _num_pr(paragraph, style_obj, numbering.styles)
     if num is None and not _LIST_STYLE.match(style):
         return None
     depth = 0
@@ -260,7 +267,8 @@ class DocxParser:
             text = item.text.strip()
             if not text:
                 continue
-            style = _style_name(item)
+            style_obj = _style(item)
+            style = (style_obj.name or "") if style_obj is not None else ""
             match = _HEADING_STYLE.match(style)
             if style.lower() == "title" or match:
                 flush_list()
@@ -272,7 +280,7 @@ class DocxParser:
                     first_heading = first_heading or heading
                 path_ = headings.push(level, heading)
                 blocks.append(Block("heading", heading, path_, level=level))
-            elif (line := _list_line(item, style, text, numbering)) is not None:
+            elif (line := _list_line(item, style_obj, style, text, numbering)) is not None:
                 pending_list.append(line)
             else:
                 flush_list()
