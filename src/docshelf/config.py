@@ -69,7 +69,7 @@ class Settings(BaseSettings):
     # Where the packaged model runs: "cpu", "cuda" (needs the gpu extra and a GPU; an error
     # otherwise) or "auto" (CUDA when onnxruntime offers it, else the CPU). embedders/devices.py.
     device: Literal["cpu", "cuda", "auto"] = "auto"
-    # Packaged model on the CPU: embed queries with int8 matrix products (~35 % less CPU per
+    # Packaged model on the CPU: embed queries with int8 matrix products (~25–40 % less CPU per
     # query; vectors at cosine >= 0.9996 to the float model's, which still embeds documents).
     # Off by default: benchmarks/README.md, "Query latency, sixth pass", has its quality.
     query_int8: bool = False
