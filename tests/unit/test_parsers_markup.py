@@ -411,3 +411,49 @@ def test_myst_directives_and_mkdocstrings(tmp_path: Path) -> None:
         ("paragraph", "After.", ("API",), 36, 36),
         ("paragraph", "Use the option decorator, see positional arguments and PEP 8.", ("API",), 40, 40),
     ]
+
+
+def test_mkdocs_click_directive_is_dropped_with_its_options(tmp_path: Path) -> None:
+    """``::: mkdocs-click`` (hatch's CLI page) is filled in at build time; its option lines
+    are no prose, and a hyphenated directive name must not read as a ``:::`` admonition."""
+    doc = parse(tmp_path / "cli.md", (
+        "# CLI\n\n"
+        "::: mkdocs-click\n    :module: hatch.cli\n    :command: hatch\n    :depth: 0\n\n"
+        "After.\n\n"
+        "::: tip Vite tip\nBody.\n:::\n"
+    ))
+    assert blocks(doc)[1:] == [
+        ("paragraph", "After.", ("CLI",), 8, 8),
+        ("paragraph", "Tip: Vite tip\nBody.", ("CLI",), 10, 11),
+    ]
+
+
+def test_atx_closing_hashes_leave_the_heading_text(tmp_path: Path) -> None:
+    """``### Dependencies ### {: #target-dependencies }`` (CommonMark's optional closing
+    sequence, then an attr_list id) reads ``### Dependencies``; a ``#`` inside a word stays."""
+    doc = parse(tmp_path / "build.md", (
+        "# Build ##\n\n"
+        "### Dependencies ### {: #target-dependencies }\n\nText.\n\n"
+        "## Using C#\n"
+    ))
+    assert [(b.text, b.heading_path) for b in doc.blocks if b.kind == "heading"] == [
+        ("# Build", ("Build",)),
+        ("### Dependencies", ("Build", "Dependencies")),
+        ("## Using C#", ("Build", "Using C#")),
+    ]
+
+
+def test_snippet_files_of_link_and_abbreviation_definitions_have_no_text(tmp_path: Path) -> None:
+    """pymdownx.snippets appends files such as hatch's ``.snippets/links.txt`` and ``abbrs.txt``
+    to every page: reference-link targets and abbreviation titles, which a reader never sees as
+    text. Alone they yield no block (no page of URLs to rank); prose around them stays."""
+    links = "[PEP 508]: https://peps.python.org/pep-0508/\n[PEP 517]: https://peps.python.org/pep-0517/\n"
+    abbrs = "*[PyPI]: Python Package Index\n*[HTML]: Hyper Text Markup Language\n"
+    assert parse(tmp_path / ".snippets" / "links.txt", links).blocks == ()
+    assert parse(tmp_path / ".snippets" / "abbrs.txt", abbrs).blocks == ()
+    assert parse(tmp_path / "includes" / "abbreviations.md", "\n" + abbrs + "\n" + links).blocks == ()
+    page = parse(tmp_path / "page.md", "# Publish\n\nUpload to PyPI.\n\n" + abbrs)
+    assert blocks(page)[1:] == [("paragraph", "Upload to PyPI.", ("Publish",), 3, 3)]
+    notes = parse(tmp_path / "notes.txt", "See [PEP 508]: it defines the strings.\n" + links)
+    assert [b.text for b in notes.blocks] == ["See [PEP 508]: it defines the strings.\n" + links.strip()]
+

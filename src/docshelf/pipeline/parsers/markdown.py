@@ -185,6 +185,7 @@ def _prose_tags(tokens: list[Token]) -> list[str]:
 _EXCALIDRAW_BANNER = re.compile(r"^==⚠.*EXCALIDRAW VIEW.*⚠==[ \t]*$", re.M)
 _BLOCK_ID = re.compile(r"[ \t]\^[A-Za-z0-9-]+[ \t]*$", re.M)  # "text ^a1b2c3": a block reference target
 _FENCE = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})")
+_ATX_CLOSING = re.compile(r"[ \t]+#+[ \t]*$")  # CommonMark: after a space, to the end
 
 
 def _hide_obsidian_comments(text: str) -> str:
@@ -264,6 +265,8 @@ def read_markdown(md: MarkdownIt, numbered: Numbered, headings: HeadingStack) ->
                 first_h1 = title
             if token.markup in ("=", "-"):  # setext: the title line carries the attributes
                 source = "\n".join([strip_heading_attrs(lines[first]), *lines[first + 1 : last]])
+            else:  # ATX: "### Dependencies ###" ends in an optional closing sequence no reader sees
+                source = _ATX_CLOSING.sub("", source)
             links.extend(find_wikilinks(source))
             source = render_wikilinks(strip_html(source))
             blocks.append(Block("heading", source, headings.push(level, title), None, start, end, level))

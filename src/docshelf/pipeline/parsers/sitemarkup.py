@@ -7,7 +7,8 @@ This module rewrites such lines before the Markdown parser runs, line for line (
 dropped line becomes blank), so every line keeps its number and citations stay exact:
 
 - heading attributes ``## Title { #id .class key=val }`` (attr_list) → ``## Title``; the
-  same lists after links/images and on lines of their own are dropped;
+  same lists after links/images and on lines of their own are dropped, and so are
+  abbreviation definitions ``*[PyPI]: Python Package Index`` (a tooltip, no text);
 - admonitions ``!!! note "Title"``, ``??? tip``, ``???+ warning`` → ``Title:`` / ``Tip:``,
   with their indented bodies dedented; content tabs ``=== "Tab"`` → ``Tab:`` likewise;
 - pymdownx.blocks ``/// note | Title`` … ``///`` (nested with more slashes) → ``Note: Title``,
@@ -40,6 +41,7 @@ ATTR_LIST = rf"\{{:?\s*{_ATTR}(?:\s+{_ATTR})*\s*\}}"
 _HEADING_ATTRS = re.compile(rf"\s*{ATTR_LIST}\s*$")
 _INLINE_ATTRS = re.compile(rf"(?<=[)\]`*]){ATTR_LIST}")
 _ATTR_LINE = re.compile(rf"^\s*{ATTR_LIST}\s*$")
+_ABBREVIATION = re.compile(r"^ {0,3}\*\[[^\]]+\]:")  # "*[PyPI]: Python Package Index" (abbr extension)
 _ATX = re.compile(r"^\s{0,3}#{1,6}(?:\s|$)")
 _ADMONITION = re.compile(r'^(?P<indent>\s*)(?:!!!|\?\?\?\+?)\s*(?P<kind>[\w-]+)(?:\s+[\w-]+)*\s*(?:"(?P<title>[^"]*)")?\s*$')
 _TAB = re.compile(r'^(?P<indent>\s*)===[!+]?\s+"(?P<title>[^"]*)"\s*$')
@@ -138,7 +140,7 @@ def _rewrite(text: str, bodies: list[int]):
         if _EXPORT.match(text):
             balance = _bracket_balance(text)
             return "", None, max(0, balance)
-    if _ATTR_LINE.match(text) or _MYST_TARGET.match(text):
+    if _ATTR_LINE.match(text) or _MYST_TARGET.match(text) or _ABBREVIATION.match(text):
         return ""
     if "}`" in text:
         text = _MYST_ROLE.sub(lambda m: role_text(m.group("role"), m.group("body")), text)
@@ -156,7 +158,8 @@ class _Myst:
     ````` ```{note} ````` … ````` ``` ````` (or ``:::{note}`` … ``:::``) reads ``Note:`` and its
     content; ``{admonition} Title`` reads ``Title:``; ``{code-block} python`` becomes a plain
     ``python`` fence; ``{toctree}``, ``{automodule}``, ``{eval-rst}`` and the like are dropped
-    whole, as is ``::: package.module`` with its indented options. Directive options
+    whole, as is ``::: package.module`` with its indented options (and ``::: mkdocs-click``,
+    whose ``:module:`` lines name the CLI a build renders there). Directive options
     (``:class: tip``) right after an opener are dropped.
     """
 
@@ -273,7 +276,7 @@ def _closes(stripped: str, fence: str) -> bool:
 
 _MYST_OPEN = re.compile(r"^(?P<indent>\s*)(?P<fence>`{3,}|~{3,}|:{3,})\{(?P<name>[\w:.-]+)\}(?P<arg>.*)$")
 _MYST_OPTION = re.compile(r"^:[\w-]+:(?:\s.*)?$")
-_MKDOCSTRINGS = re.compile(r"^(?P<indent>\s*):::\s+(?P<ident>[\w.]+)\s*$")
+_MKDOCSTRINGS = re.compile(r"^(?P<indent>\s*):::\s+(?P<ident>\w[\w.-]*)\s*$")  # also ``::: mkdocs-click``
 _MYST_CODE = {"code-block", "code", "sourcecode", "code-cell", "literalinclude"}
 _MYST_DROP = {"toctree", "eval-rst", "contents", "index", "image", "raw", "include", "mermaid", "graphviz",
               "glue", "bibliography", "currentmodule", "module", "tabularcolumns", "list-table"}

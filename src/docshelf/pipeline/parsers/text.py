@@ -27,6 +27,15 @@ _RST_HINTS = re.compile(r"^\.\. (?:[\w:-]+::|_[^:\n]+:\s*$)|:(?:ref|func|class|m
 _ORG_HEADING = re.compile(r"^(\*+)\s+(.+)$")
 _ADOC_HEADING = re.compile(r"^(=+)\s+(.+)$")
 _MD_HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
+# Markdown link reference definitions ("[PEP 508]: https://…") and abbreviations ("*[PyPI]: …").
+_DEFINITION = re.compile(r"^ {0,3}(?:\*\[[^\]]+\]:.*|\[[^\]^][^\]]*\]:\s*\S+.*)$")
+
+
+def definitions_only(lines: list[str]) -> bool:
+    """Every non-blank line defines a link target or an abbreviation: a snippet file a site
+    appends to its pages (pymdownx.snippets ``auto_append``), no text a reader sees."""
+    filled = [line for line in lines if line.strip()]
+    return bool(filled) and all(_DEFINITION.match(line) for line in filled)
 
 
 def looks_like_rst(text: str) -> bool:
@@ -98,6 +107,8 @@ class TextParser:
 
             return RstParser().parse(path, data, context)
         lines = text.split("\n")
+        if suffix in (".txt", ".text") and definitions_only(lines):
+            return ParsedDocument(path.stem, (), "text", {"format": "text"})
         blocks: list[Block] = []
         headings = HeadingStack()
         for start, end in line_blocks(lines):
