@@ -172,3 +172,17 @@ def test_a_versioned_name_written_apart_or_with_a_slip_in_its_letters_is_not_abs
     assert check_words("python3 and utf8 files", store, [], TypoParams()) == WordCheck({}, ())
     # a letter slip keeps the number: a real name, never corrected, not absent
     assert check_words("zzeidt5 flag", store, [], TypoParams()) == WordCheck({}, ())
+
+
+
+def test_a_typo_of_a_word_the_stemmer_shortens_is_corrected_not_absent(write, tmp_path, shelf):
+    """``namming``'s stem ``nam`` is one edit from the indexed stem ``name`` (``naming``); at the
+    word's two edits it also reaches rare short terms (``aab``, hex codes, as on set J), whose
+    chunks outrank every chunk of the common ``name``: the word was called absent (set J, t04)."""
+    pages = {"naming.md": "# Naming\n\nEnvironment naming: each matrix environment is named after its variables."}
+    for i, c in enumerate("bcdefghijklopqrstuvwxyz"):
+        pages[f"colour{i}.md"] = f"# Colour {i}\n\nThe theme's colour code aa{c} is shown in the table."
+    for i in range(5):
+        pages[f"p{i}.md"] = f"# Page {i}\n\nGive the project a name; the name is shown with version {i}."
+    index_pages(shelf, write, tmp_path / "docs", pages)
+    assert check_words("matrix namming", shelf.store, [], TypoParams()) == WordCheck({"namming": "naming"})

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from docshelf.search.typos import (
-    corrected_query, edits, english_words, holds_identifier, holds_word, identifiers, in_message, probe_text,
+    corrected_query, edits, english_words, holds_identifier, holds_word, identifiers, in_message, probe_text, short_stem,
     typed_names,
 )
 
@@ -98,3 +98,9 @@ def test_a_pasted_message_is_told_from_a_question_naming_an_identifier():
     assert in_message("Spider-Boy without team: squad_id=2 team=None") and in_message("pass_many=True")
     assert not in_message("how to implement soft delete with a deleted_at column")
     assert not in_message("how does app.teardown_appcontext work") and not in_message("sqlmodel_update")
+
+
+def test_only_a_long_words_short_stem_is_probed_apart():
+    assert short_stem("namming") == "nam"  # two edits for the word, one for its three-letter stem
+    assert short_stem("respnse") is None  # its stem is long: the word's own probe reaches it
+    assert short_stem("cokie") is None and short_stem("deleted_at") is None  # a short word; an identifier

@@ -20,7 +20,8 @@ An unknown word that is near no indexed word is not a typo: it is a paraphrase (
 word, not the documentation's), and the dense side is left to find the page, with the fusion's
 dense share rule unchanged. Both checks
 use one store query per unknown word (``Store.text_search`` with ``fuzziness`` 1, or 2 from six
-letters on, see ``probe_text``), and only words absent from the keyword candidates are checked, so an
+letters on, see ``probe_text``; a second at one edit for a long word's short stem,
+``short_stem``), and only words absent from the keyword candidates are checked, so an
 ordinary query costs nothing extra. A store with the ``ProbeSearch`` ability runs a query's
 probes at once and returns only the text they read; a ``ProbeMemo`` remembers each probed
 word's answer until the index changes.
@@ -184,9 +185,26 @@ def probe_all(store: Store, todo: Sequence[str], params: TypoParams, k: int | No
     if not todo:
         return []
     probes = [(probe_text(w), probe_fuzziness(w)) for w in todo]
+    extra = {i: (root, 1) for i, w in enumerate(todo) if (root := short_stem(w))}
+    asked = probes + list(extra.values())
     if isinstance(store, ProbeSearch):
-        return store.probe_texts(probes, k)
-    return [[c.embed_text for c, _ in store.text_search(text, k, None, fuzziness=f)] for text, f in probes]
+        found = store.probe_texts(asked, k)
+    else:
+        found = [[c.embed_text for c, _ in store.text_search(text, k, None, fuzziness=f)] for text, f in asked]
+    for n, i in enumerate(extra, start=len(probes)):  # each stem's chunks after its word's, once
+        found[i] = list(dict.fromkeys(found[i] + found[n]))
+    return found[: len(probes)]
+
+
+def short_stem(word: str) -> str | None:
+    """A long word's stem that is short (``namming`` → ``nam``), probed apart at one edit: in the
+    word's own probe it gets the word's two, and two edits from three letters reach so many
+    terms that the engine's expansion cap (20) is spent before ``name``, so ``namming`` was called
+    absent (set J, t04). None for an identifier, a short word or a long stem (probed as they were)."""
+    if "_" in word or probe_fuzziness(word) == 1:
+        return None
+    root = stem(word)
+    return root if 3 <= len(root) and probe_fuzziness(root) == 1 else None
 
 
 class ProbeMemo:
@@ -458,5 +476,5 @@ def corrected_query(query: str, fixes: dict[str, str]) -> str:
 __all__ = [
     "ProbeMemo", "ProbeSearch", "TypoParams", "WordCheck", "absent_versioned", "check_words", "correct", "corrected_query", "edits",
     "english_words", "holds_identifier", "holds_spaced", "holds_word", "identifiers", "in_message", "is_english",
-    "typed_names", "versioned_names",
+    "short_stem", "typed_names", "versioned_names",
 ]
