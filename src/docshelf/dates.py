@@ -4,6 +4,12 @@ The index stores a document's date as its calendar day (``YYYY-MM-DD``), and dat
 filters compare whole days, inclusively. A query may give a date or a date-time; a
 date-time counts as the day it names (``2024-05-01T23:30+02:00`` is 2024-05-01).
 Nothing else is guessed: ``2024-1-5`` or ``yesterday`` is an error naming the format.
+
+A document's own date (frontmatter ``date:``, an HTML ``<meta name="date">``) is read more
+kindly, as people write dates (``document_day``): ``March 3, 2024``, ``3 Mar 2024``,
+``2024/03/03``, ``03.03.2024``, and ``13/03/2024`` where only one reading is a real day. A
+form with two readings (``03/04/2024``: 3 April or March 4) is not guessed: the document keeps
+it as written, outside date filters, and ``unread_reason`` says why for the index's warning.
 """
 
 from __future__ import annotations
@@ -47,4 +53,92 @@ def iso_day_or_none(value: Any) -> str | None:
         return None
 
 
-__all__ = ["EXPECTED", "iso_day", "iso_day_or_none"]
+UNREAD_DATE_FIELD = "date_unread"
+"""The metadata field (``true``) of a document whose own date ``document_day`` could not read:
+date filters leave it out, and a date-filtered search counts such documents in its scope."""
+
+_MONTHS = {name: i for i, names in enumerate((
+    ("january", "jan"), ("february", "feb"), ("march", "mar"), ("april", "apr"), ("may",), ("june", "jun"),
+    ("july", "jul"), ("august", "aug"), ("september", "sep", "sept"), ("october", "oct"),
+    ("november", "nov"), ("december", "dec")), start=1) for name in names}
+_WEEKDAYS = {"monday", "mon", "tuesday", "tue", "tues", "wednesday", "wed", "thursday", "thu", "thur", "thurs",
+             "friday", "fri", "saturday", "sat", "sunday", "sun"}
+_YMD = re.compile(r"^(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})$")  # 2024/03/03, 2024.3.3, 2024-3-3
+_DMY_DOTS = re.compile(r"^(\d{1,2})\.(\d{1,2})\.(\d{4})$")  # 03.03.2024: dots are day-first wherever used
+_NUMERIC_YEAR_LAST = re.compile(r"^(\d{1,2})[/-](\d{1,2})[/-](\d{4})$")  # 12/03/2024: day or month first
+_WORDS = re.compile(r"[a-z]+|\d+")
+
+
+def _day(year: int, month: int, day: int) -> str | None:
+    try:
+        return dt.date(year, month, day).isoformat()
+    except ValueError:
+        return None
+
+
+def _numeric_readings(text: str) -> list[str]:
+    """The real days a numeric date with the year last can mean: day-first and month-first."""
+    m = _NUMERIC_YEAR_LAST.match(text)
+    if not m:
+        return []
+    a, b, year = int(m.group(1)), int(m.group(2)), int(m.group(3))
+    return list(dict.fromkeys(d for d in (_day(year, b, a), _day(year, a, b)) if d))
+
+
+def _named_month(text: str) -> str | None:
+    """``March 3, 2024``, ``3rd of Mar. 2024``, ``Mon, 3 March 2024``: a month name, a day and a
+    four-digit year in either order, nothing else but a weekday."""
+    words = _WORDS.findall(text.lower())
+    words = [w for w in words if w not in _WEEKDAYS and w not in ("of", "st", "nd", "rd", "th")]
+    words = [w[:-2] if len(w) > 2 and w[:-2].isdigit() and w[-2:] in ("st", "nd", "rd", "th") else w for w in words]
+    months = [_MONTHS[w] for w in words if w in _MONTHS]
+    numbers = [w for w in words if w.isdigit()]
+    if len(words) != 3 or len(months) != 1 or len(numbers) != 2:
+        return None
+    years = [n for n in numbers if len(n) == 4]
+    days = [n for n in numbers if len(n) <= 2]
+    if len(years) != 1 or len(days) != 1:
+        return None
+    return _day(int(years[0]), months[0], int(days[0]))
+
+
+def document_day(value: Any) -> str | None:
+    """The ``YYYY-MM-DD`` day of a date as a document's author wrote it; None when it has no
+    single reading (``unread_reason`` says why)."""
+    if isinstance(value, dt.datetime):
+        return value.date().isoformat()
+    if isinstance(value, dt.date):
+        return value.isoformat()
+    if not isinstance(value, str) or not (text := value.strip()):
+        return None
+    try:
+        return iso_day(text)
+    except ValueError:
+        pass
+    try:  # other ISO forms Python reads (2024-03-03T10:00:00.000+0000, 20240303)
+        return dt.datetime.fromisoformat(text.replace("Z", "+00:00")).date().isoformat()
+    except ValueError:
+        pass
+    if m := re.match(r"(\d{4})-(\d{2})-(\d{2})[T ]", text):  # a date-time with a zone name: 2024-03-03 10:00 PST
+        return _day(int(m.group(1)), int(m.group(2)), int(m.group(3)))
+    if m := _YMD.match(text):
+        return _day(int(m.group(1)), int(m.group(2)), int(m.group(3)))
+    if m := _DMY_DOTS.match(text):
+        return _day(int(m.group(3)), int(m.group(2)), int(m.group(1)))
+    readings = _numeric_readings(text)
+    if len(readings) == 1:
+        return readings[0]
+    return _named_month(text)
+
+
+def unread_reason(value: Any) -> tuple[str, str]:
+    """Why ``document_day`` read no day in ``value``, and what to write instead."""
+    readings = _numeric_readings(value.strip()) if isinstance(value, str) else []
+    if len(readings) > 1:
+        first, second = (dt.date.fromisoformat(d) for d in readings)
+        return (f"is ambiguous ({first.day} {first:%B} or {second:%B} {second.day})",
+                f"write {readings[0]} or {readings[1]}")
+    return "is not a date docshelf reads", "write it as YYYY-MM-DD"
+
+
+__all__ = ["EXPECTED", "UNREAD_DATE_FIELD", "document_day", "iso_day", "iso_day_or_none", "unread_reason"]

@@ -173,6 +173,8 @@ class Hit:
     # of the passage in start_line (1-based), so the citation finds it; get lines="L:FIRST-LAST".
     start_col: int | None = None
     end_col: int | None = None
+    # The label a PDF viewer shows for ``page`` when it is not the page's number ("iv", "A-1").
+    page_label: str | None = None
 
     @property
     def doc_id(self) -> str:

@@ -33,6 +33,8 @@ pay a compaction of everything: its few rows are searched unindexed until then).
 OPTIMIZE_EVERY_RUNS = 10
 SCHEMA_VERSION = 3  # 2: document records carry frontmatter aliases; 3: and their outgoing wikilinks
 
+UNREAD_DATES_SCAN = 200  # chunks a date-filtered search reads to count the documents it left out
+
 
 @dataclass(frozen=True)
 class CollectionInfo:
@@ -146,6 +148,7 @@ class Docshelf:
                 "(or point --index-dir at an existing index)"
             )
         self.embedder = embedder or embedder_from_settings(settings)
+        self._unread_memo: dict[tuple[Any, str], str] = {}  # see _unread_dates_note
         self.store = store or open_store(
             self.index_dir, self.embedder.dimensions, settings.store,
             read_url=settings.store_read_url, api_key=settings.store_api_key,
@@ -602,6 +605,10 @@ class Docshelf:
                 filters.paths == () or self.documents_in_scope(request) == 0):
             result = replace(result, empty_reason="empty_scope")  # the filters leave no document, not the query
         result = self._cite_columns(result)
+        result = self._cite_page_labels(result)
+        if filters.date_from or filters.date_to:
+            if unread := self._unread_dates_note(filters):
+                result = replace(result, note="; ".join(n for n in (result.note, unread) if n))
         if request.max_chars is None:
             return result
         from .search.budget import fit_hits
@@ -626,6 +633,63 @@ class Docshelf:
                 if columns is not None:
                     hits[i] = replace(hit, start_col=columns[0], end_col=columns[1])
         return replace(result, hits=tuple(hits))
+
+    def _unread_dates_note(self, filters: Any) -> str:
+        """How many documents in a date-filtered search's scope have a date their author wrote in
+        a form docshelf could not read (``dates.UNREAD_DATE_FIELD``): the filter left them out, and
+        the agent should know, not conclude there is nothing. One store query, remembered for
+        this version of the index."""
+        import numpy as np
+
+        from .dates import UNREAD_DATE_FIELD
+
+        scope = replace(filters, date_from=None, date_to=None, fields=(*filters.fields, (UNREAD_DATE_FIELD, "true")))
+        version = getattr(self.store, "content_version", None)
+        key = (version() if callable(version) else None, repr(scope))
+        memo = self._unread_memo
+        if key[0] is not None and key in memo:
+            return memo[key]
+        any_vector = np.full(self.embedder.dimensions, 1.0, dtype=np.float32)  # every chunk in scope; order unused
+        docs: dict[tuple[str, str], str] = {}
+        rows = self.store.vector_search(any_vector, UNREAD_DATES_SCAN, scope)
+        for chunk, _ in rows:
+            try:
+                raw = json.loads(chunk.metadata_json or "{}").get("date_raw")
+            except ValueError:
+                raw = None
+            docs.setdefault((chunk.root, chunk.path), str(raw))
+        note = ""
+        if docs:
+            shown = ", ".join(f"{path} ({raw!r})" for (_, path), raw in sorted(docs.items())[:3])
+            more = "" if len(docs) <= 3 else f" and {len(docs) - 3} more"
+            count = f"{len(docs)}{'+' if len(rows) >= UNREAD_DATES_SCAN else ''}"  # more than it read
+            one = len(docs) == 1
+            note = (f"the date filter left out {count} document{'' if one else 's'} whose date could not "
+                    f"be read: {shown}{more}; write {'its date' if one else 'their dates'} as YYYY-MM-DD")
+        if key[0] is not None:
+            if len(memo) >= 256:
+                memo.clear()
+            memo[key] = note
+        return note
+
+    def _cite_page_labels(self, result: SearchResult) -> SearchResult:
+        """A PDF hit on a labelled page also cites the label a reader sees ("p. iv, PDF page 4"):
+        the chunk stores it (``indexer.make_chunks``); a search reads it for PDF hits only."""
+        import json
+
+        wanted = [h.chunk_id for h in result.hits if h.page is not None and h.path.lower().endswith(".pdf")]
+        if not wanted:
+            return result
+        labels: dict[str, str] = {}
+        for chunk in self.store.get_chunks(wanted):
+            if '"page_label"' in chunk.metadata_json:
+                label = json.loads(chunk.metadata_json).get("page_label")
+                if isinstance(label, str) and label:
+                    labels[chunk.id] = label
+        if not labels:
+            return result
+        return replace(result, hits=tuple(replace(h, page_label=labels[h.chunk_id]) if h.chunk_id in labels else h
+                                          for h in result.hits))
 
     def _missing_collections_note(self, wanted: Sequence[str]) -> str:
         """An empty answer in a collection the index does not hold: a misspelt name, not a query

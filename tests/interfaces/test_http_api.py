@@ -323,6 +323,28 @@ def test_a_hit_inside_a_long_line_cites_its_characters_over_http_and_on_the_page
         assert f"line 1, chars {first}-{last}" in c.get("/", params={"q": "item4321", "mode": "keyword"}).text
 
 
+def test_a_hit_on_a_labelled_pdf_page_cites_the_label_over_http_and_on_the_page(tmp_path):
+    """The page a reader sees ('A-1'), and the PDF page that get --page takes."""
+    import json
+
+    from tests.unit.test_pdf_page_labels import labelled_pdf
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "kiln.pdf").write_bytes(labelled_pdf())
+    cells = [{"cell_type": "markdown", "metadata": {}, "source": ["# Firing log"]},
+             {"cell_type": "markdown", "metadata": {}, "source": ["Cone six reached after nine hours."]}]
+    (docs / "log.ipynb").write_text(json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
+    (tmp_path / "srv").mkdir()
+    with api_server(tmp_path / "srv", docs=docs, documents=2) as base, httpx.Client(base_url=base, timeout=30) as c:
+        hit = search(c, "cobalt oxide glaze", mode="keyword", k=1)["hits"][0]
+        assert (hit["page"], hit["page_label"], hit["citation"]) == (5, "A-1", "kiln.pdf (p. A-1, PDF page 5)")
+        assert "p. A-1, PDF page 5" in c.get("/", params={"q": "cobalt oxide glaze", "mode": "keyword"}).text
+        cell = search(c, "cone six nine hours", mode="keyword", k=1)["hits"][0]  # a notebook's "page" is its cell
+        assert f"cell {cell['page']}" in cell["citation"]
+        assert f"cell {cell['page']}" in c.get("/", params={"q": "cone six nine hours", "mode": "keyword"}).text
+
+
 @pytest.mark.parametrize("command", [["api"], ["serve", "--http"]])
 def test_a_busy_port_is_one_error_before_anything_starts(tmp_path, command):
     """The server announced its address, then uvicorn logged 'address already in use'."""

@@ -155,6 +155,18 @@ def test_a_versioned_name_differing_only_in_its_number_is_absent_never_corrected
     assert versioned.search("zzedit5", mode="hybrid").note == ""
 
 
+def test_keyword_mode_is_not_sure_of_a_versioned_name_no_document_holds(versioned):
+    """BM25 finds zzedit5's page for 'zzedit3' (it matches 'zzedit'): the same probe as hybrid's
+    keeps the answer from 'high' and names the absent name; held names answer as before."""
+    result = versioned.search("zzedit3 flag", mode="keyword")
+    assert [h.path for h in result.hits][:1] == ["flags.md"]
+    assert result.confidence != "high" and result.note == "no indexed document mentions zzedit3"
+    for held in ("zzedit5 flag", "python3 utf8 files", "zzeidt5 flag"):  # whole, written apart, a letter slip
+        answer = versioned.search(held, mode="keyword")
+        assert answer.note == "" and answer.hits[0].path == "flags.md", held
+    assert versioned.search("zzedit5 flag", mode="keyword").confidence == "high"
+
+
 def test_a_versioned_name_written_apart_or_with_a_slip_in_its_letters_is_not_absent(versioned):
     store = versioned.store
     assert check_words("python3 and utf8 files", store, [], TypoParams()) == WordCheck({}, ())

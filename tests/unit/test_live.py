@@ -157,3 +157,32 @@ def test_docshelf_watch_indexes_then_follows_changes_until_interrupted(write, tm
     updates = [line for line in stderr.splitlines() if re.match(r"\d\d:\d\d:\d\d ", line)]
     assert updates and not [line for line in stderr.splitlines() if "INFO" in line or "docshelf.live" in line]
     assert reader[0].roots == [docs.resolve()]
+
+
+def test_the_watcher_logs_the_frontmatter_warnings_index_prints_once_per_change(write, tmp_path, fake_embedder,
+                                                                                  caplog):
+    """A note edited under ``docshelf watch`` with broken YAML or an ambiguous date says so, as ``index`` does."""
+    import logging
+
+    docs = tmp_path / "docs"
+    write(docs, "sleep.md", "---\ntags: [health\n---\nthe sleep log\n")
+    shelf = Docshelf(Settings(index_dir=tmp_path / "index", reconcile_interval=0), embedder=fake_embedder)
+    loop = WriterLoop(shelf, [docs.resolve()], debounce=0.1)
+
+    def warned(word: str) -> list[str]:
+        return [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING and word in r.getMessage()]
+
+    caplog.set_level(logging.WARNING, logger="docshelf")
+    loop.start()
+    try:
+        assert wait_until(lambda: loop.phase == "watching" and found(shelf, "sleep") == {"sleep.md"})
+        assert len(warned("sleep.md: invalid YAML frontmatter")) == 1  # the start-up re-check says it too
+        write(docs, "run.md", "---\ndate: 03/04/2024\n---\nthe run log\n")
+        assert wait_until(lambda: found(shelf, "run") == {"run.md"})
+        assert wait_until(lambda: len(warned("run.md: date '03/04/2024' is ambiguous")) == 1)
+        write(docs, "run.md", "---\ndate: 03/04/2024\n---\nthe run log, longer\n")
+        assert wait_until(lambda: found(shelf, "longer") == {"run.md"})
+        assert wait_until(lambda: len(warned("run.md: date '03/04/2024' is ambiguous")) == 2)  # once per change
+        assert len(warned("sleep.md")) == 1
+    finally:
+        assert loop.stop()

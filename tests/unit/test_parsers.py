@@ -214,7 +214,7 @@ def test_docx_headings_paragraphs_lists_and_tables_in_order(tmp_path: Path) -> N
         Block("heading", auth, (title, auth), level=1),
         Block("paragraph", "Every request carries an ingest token.", (title, auth)),
         Block("heading", rot, (title, auth, rot), level=2),
-        Block("list", "- Create the new token first.\n- Revoke the old token.", (title, auth, rot)),
+        Block("list", "1. Create the new token first.\n2. Revoke the old token.", (title, auth, rot)),
         Block("table", "Setting | Default\ntoken_ttl | 90d", (title, auth, rot)),
         Block("heading", "Limits", (title, "Limits"), level=1),
         Block("paragraph", "100 requests per second.", (title, "Limits")),
@@ -531,3 +531,50 @@ def test_discovery_imports_no_parser_library_and_the_first_file_of_a_format_does
     )
     out = subprocess.run([sys.executable, "-c", script, str(tmp_path)], capture_output=True, text=True, check=True)
     assert out.stdout.splitlines() == ["['a.md', 'b.html'] []", "B ['bs4']"]
+
+
+def _multilevel_list(document) -> str:
+    """Add Word's usual outline numbering (1. / a. / i.) to ``document``; returns its numId."""
+    from docx.oxml import parse_xml
+
+    w = 'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"'
+    levels = "".join(
+        f'<w:lvl w:ilvl="{i}"><w:start w:val="1"/><w:numFmt w:val="{fmt}"/><w:lvlText w:val="%{i + 1}."/></w:lvl>'
+        for i, fmt in enumerate(("decimal", "lowerLetter", "lowerRoman")))
+    numbering = document.part.numbering_part.element
+    numbering.insert(0, parse_xml(f'<w:abstractNum {w} w:abstractNumId="90">{levels}</w:abstractNum>'))
+    numbering.append(parse_xml(f'<w:num {w} w:numId="90"><w:abstractNumId w:val="90"/></w:num>'))
+    return "90"
+
+
+def _numbered(document, text: str, num_id: str, level: int) -> None:
+    from docx.oxml import parse_xml
+
+    paragraph = document.add_paragraph(text)
+    paragraph._p.get_or_add_pPr().append(parse_xml(
+        '<w:numPr xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main">'
+        f'<w:ilvl w:val="{level}"/><w:numId w:val="{num_id}"/></w:numPr>'))
+
+
+def test_docx_numbered_lists_keep_their_numbers_as_word_shows_them(tmp_path: Path) -> None:
+    """A step list cites as steps: "1." and "2." from the List Number style, "a." where the
+    numbering definition's second level is letters, bullets stay "-"."""
+    document = docx.Document()
+    document.add_heading("Replacing the filter", level=1)
+    document.add_paragraph("Switch the pump off.", style="List Number")
+    document.add_paragraph("Open the housing.", style="List Number")
+    document.add_paragraph("Spare filters", style="List Bullet")
+    num = _multilevel_list(document)
+    _numbered(document, "Drain the tank.", num, 0)
+    _numbered(document, "Close the inlet valve.", num, 1)
+    _numbered(document, "Open the drain cock.", num, 1)
+    _numbered(document, "Wait for the hiss to stop.", num, 2)
+    _numbered(document, "Refill.", num, 0)
+    _numbered(document, "Check for leaks.", num, 1)
+    buf = io.BytesIO()
+    document.save(buf)
+    doc = REGISTRY.parse(tmp_path / "pump.docx", buf.getvalue())
+    assert [b.text for b in doc.blocks if b.kind == "list"] == [
+        "1. Switch the pump off.\n2. Open the housing.\n- Spare filters\n"
+        "1. Drain the tank.\n  a. Close the inlet valve.\n  b. Open the drain cock.\n    i. Wait for the hiss to stop.\n"
+        "2. Refill.\n  a. Check for leaks."]

@@ -163,7 +163,7 @@ def hit_out(rank: int, hit: Hit, urls: dict[str, str]) -> HitOut:
     return HitOut(
         rank=rank, score=round(hit.score, 4), path=hit.path, root=hit.root, url=urls.get(hit.chunk_id),
         title=hit.title, heading_path=list(hit.heading_path), citation=citation(hit), page=hit.page,
-        start_line=hit.start_line, end_line=hit.end_line, start_col=hit.start_col, end_col=hit.end_col,
+        page_label=hit.page_label, start_line=hit.start_line, end_line=hit.end_line, start_col=hit.start_col, end_col=hit.end_col,
         collection=hit.collection, doc_type=hit.doc_type,
         tags=list(hit.tags), date=hit.date, chunk_id=hit.chunk_id, doc_id=hit.doc_id, text=hit.text,
         text_truncated=hit.text_truncated, highlights=[list(s) for s in hit.highlights],

@@ -31,6 +31,8 @@ class HitOut(BaseModel):
     heading_path: list[str]
     citation: str = Field(description="Ready-to-quote location: path › headings (page, lines).")
     page: Optional[int] = None
+    page_label: Optional[str] = Field(None, description=(
+        "The page number printed on that PDF page when it differs from its position ('iv', 'A-1')."))
     start_line: Optional[int] = None
     end_line: Optional[int] = None
     start_col: Optional[int] = Field(None, description=(

@@ -263,8 +263,8 @@ def build_server(runtime: ServerRuntime, *, response_chars: int = DEFAULT_RESPON
     def hit_out(rank: int, hit: Hit) -> SearchHitOut:
         return SearchHitOut(
             rank=rank, score=round(hit.score, 4), path=hit.path, title=hit.title, heading_path=list(hit.heading_path),
-            citation=citation(hit), page=hit.page, start_line=hit.start_line, end_line=hit.end_line,
-            start_col=hit.start_col, end_col=hit.end_col, collection=hit.collection, doc_type=hit.doc_type, tags=list(hit.tags), date=hit.date,
+            citation=citation(hit), page=hit.page, page_label=hit.page_label, start_line=hit.start_line,
+            end_line=hit.end_line, start_col=hit.start_col, end_col=hit.end_col, collection=hit.collection, doc_type=hit.doc_type, tags=list(hit.tags), date=hit.date,
             chunk_id=hit.chunk_id, doc_id=hit.doc_id, uri=doc_uri(hit.path), text=hit.text,
             text_truncated=hit.text_truncated,
         )

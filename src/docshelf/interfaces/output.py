@@ -41,7 +41,12 @@ def citation(hit: Hit) -> str:
         where += " › " + " › ".join(hit.heading_path)
     extra = []
     if hit.page is not None:  # a notebook's "page" is its cell (see parsers/notebook.py)
-        extra.append(f"cell {hit.page}" if hit.path.lower().endswith(".ipynb") else f"p. {hit.page}")
+        if hit.path.lower().endswith(".ipynb"):
+            extra.append(f"cell {hit.page}")
+        elif label := getattr(hit, "page_label", None):  # the page a reader sees, and where get --page finds it
+            extra.append(f"p. {label}, PDF page {hit.page}")
+        else:
+            extra.append(f"p. {hit.page}")
     if hit.start_line is not None and getattr(hit, "start_col", None) is not None:
         # Inside one very long line: 'get --lines 3:2001-4000' reads exactly these characters.
         extra.append(f"line {hit.start_line}, chars {hit.start_col}-{hit.end_col}")

@@ -119,6 +119,7 @@ class WriterLoop:
         self._last_job = 0.0
         self._lost = False  # the writer lock ended under this process (see _check_lock)
         self._lock_checked = 0.0
+        self._reconcile_warned: set[str] = set()  # the last re-check's warnings, not logged again
 
     # -- lifecycle ------------------------------------------------------------------------
     def start(self) -> None:
@@ -257,6 +258,7 @@ class WriterLoop:
             self.phase = "watching" if self.watcher else "idle"
         self.reconciles += 1
         self.failed.update(report.failed)
+        self._warn(report.warnings, repeat=False)
         self.last_update = time.time()
         if report.added or report.updated or report.removed:
             self._changed()
@@ -265,6 +267,15 @@ class WriterLoop:
             ", ".join(map(str, roots)), time.monotonic() - started, len(report.added), len(report.updated),
             len(report.removed), report.unchanged, len(report.failed),
         )
+
+    def _warn(self, warnings: list[str], *, repeat: bool = True) -> None:
+        """Log what ``docshelf index`` would print (a note's broken frontmatter, an unread date),
+        once per change; a periodic re-check does not repeat what the last one said."""
+        for warning in warnings:
+            if repeat or warning not in self._reconcile_warned:
+                log.warning("%s", warning)
+        if not repeat:
+            self._reconcile_warned = set(warnings)
 
     def _changed(self) -> None:
         if self.on_change is not None:
@@ -372,6 +383,7 @@ class WriterLoop:
             return
         for path in report.added + report.updated + report.removed:
             self.failed.pop(path, None)
+        self._warn(report.warnings)
         self.failed.update(report.failed)
         if report.added or report.updated or report.removed or report.failed:
             self.last_update = time.time()

@@ -35,7 +35,7 @@ import numpy as np
 
 from ..config import Settings
 from ..crashpoints import crash_point
-from ..dates import iso_day_or_none
+from ..dates import UNREAD_DATE_FIELD, iso_day_or_none, unread_reason
 from ..errors import ParseError, SourceError
 from ..models import Chunk, DocumentRecord, IndexReport, ParseContext, ParsedDocument, SourceFile, listed_paths
 from ..protocols import Embedder, Store
@@ -412,6 +412,9 @@ class Indexer:
         doc_type = self.settings.doc_type_for(src.rel_path, doc.metadata.get("type"), collection_type)
         tags = _tags(doc.metadata.get("tags"))
         doc_date = iso_day_or_none(doc.metadata.get("date"))  # the same ISO rule as date filters
+        unread = doc_date is None and doc.metadata.get("date_raw") is not None and not doc.metadata.get("frontmatter_error")
+        if unread:  # a field, so a date-filtered search can say it left the document out (Docshelf.search)
+            doc = replace(doc, metadata={**doc.metadata, UNREAD_DATE_FIELD: True})
         record = DocumentRecord(
             root=str(src.root), path=src.rel_path, sha256=digest, size=src.size, mtime_ns=src.mtime_ns,
             status="indexed", collection=collection, doc_type=doc_type, title=doc.title, format=doc.format,
@@ -426,20 +429,33 @@ class Indexer:
         warning = ""
         if problem := doc.metadata.get("frontmatter_error"):  # else the note's tags and title vanish unexplained
             warning = f"{src.rel_path}: {problem}; indexed without its frontmatter (title, tags, type, date, aliases)"
+        elif unread:  # else dropped by date filters unexplained
+            raw = doc.metadata["date_raw"]
+            why, fix = unread_reason(raw)
+            warning = f"{src.rel_path}: date {str(raw)!r} {why}, so date filters leave this document out; {fix}"
         return _Pending(replace(record, chunk_count=len(chunks)), chunks, tokens=tokens, warning=warning)
 
     def make_chunks(
         self, doc: ParsedDocument, record: DocumentRecord, drafts: Sequence[ChunkDraft] | None = None
     ) -> list[Chunk]:
         """``doc``'s chunks as stored (``drafts``: the chunker's output for it, when already made)."""
-        metadata_json = json.dumps(doc.metadata, default=_json_default, sort_keys=True)
+        meta = dict(doc.metadata)
+        labels = meta.pop("page_labels", None) or {}  # a PDF's page labels: each chunk stores its page's
+        metadata_json = json.dumps(meta, default=_json_default, sort_keys=True)
+
+        def chunk_meta(page: int | None) -> str:
+            label = labels.get(page) if page is not None else None
+            if label is None:
+                return metadata_json
+            return json.dumps({**meta, "page_label": label}, default=_json_default, sort_keys=True)
+
         return [
             Chunk(
                 id=chunk_id(record.root, record.path, d.chunk_index, d.embed_text), root=record.root,
                 path=record.path, collection=record.collection, doc_type=record.doc_type, title=doc.title,
                 heading_path=d.heading_path, chunk_index=d.chunk_index, text=d.text, embed_text=d.embed_text,
                 page=d.page, start_line=d.start_line, end_line=d.end_line, tags=record.tags, date=record.date,
-                metadata_json=metadata_json, overlap=d.overlap,
+                metadata_json=chunk_meta(d.page), overlap=d.overlap,
             )
             for d in (self.chunker.chunk(doc) if drafts is None else drafts)
         ]

@@ -47,7 +47,7 @@ from .fuse import (FusionParams, bm25_to_unit, cosine_to_unit, dense_weight, exa
 from .highlight import after_no, highlight_spans, query_terms, term_stems
 from .phrase import content_count, looks_pasted, phrase_share, query_words, reads_as_code
 from .rerank import Reranker
-from .typos import ProbeMemo, TypoParams, check_words, corrected_query
+from .typos import ProbeMemo, TypoParams, absent_versioned, check_words, corrected_query
 
 _WORD = re.compile(r"[A-Za-z0-9]+")
 QUERY_CACHE_SIZE = 256  # query embeddings kept (384 floats each: ~0.4 MB in all)
@@ -136,6 +136,9 @@ class Searcher:
                 scored = self.semantic(query, n, filters)
             else:
                 scored = self.hybrid(query, n, filters)
+            if ran == "keyword":  # a versioned name no document holds is no sure answer (hybrid's check_words says so too)
+                self._local.absent = absent_versioned(query, self.store, [c for c, _ in scored], self.options.typos,
+                                                      self._probes)
         evidence, self._local.evidence = getattr(self._local, "evidence", {}), {}
         fixes, meant = self._local.fixes, query  # meant: the query with its typos corrected
         if fixes:

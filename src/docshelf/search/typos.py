@@ -140,6 +140,30 @@ def check_words(
     return WordCheck(fixes, absent)
 
 
+def absent_versioned(
+    query: str, store: Store, candidates: Sequence[Chunk], params: TypoParams, memo: ProbeMemo | None = None,
+) -> tuple[str, ...]:
+    """The query's versioned names (``zzedit3``) that no indexed chunk holds, whole or written
+    apart, and none holds a name a letter from (with the same numbers): keyword mode's part of
+    ``check_words``, the same probe and rule, for its confidence. BM25 finds ``zzedit5``'s page
+    for ``zzedit3`` (the index splits letters from digits) and would call it a sure answer."""
+    coded = versioned_names(query) if params.enabled and not in_message(query) else []
+    if not coded:
+        return ()
+    # a lean keyword hit carries no embed_text: its title, headings and text say as much
+    texts = "\x00".join(" ".join((c.title, *c.heading_path, c.text)).lower() for c in candidates)
+    checks = [w for w in dict.fromkeys(coded) if not (holds_word(texts, w) or holds_spaced(texts, w))]
+    checks = checks[: params.max_checks]
+    if not checks:
+        return ()
+    answers = memo.answers(store) if memo is not None else {}
+    todo = [w for w in checks if w not in answers]
+    for word, probed in zip(todo, probe_all(store, todo, params), strict=True):
+        answers[word] = _nearest(word, probed, params)
+    names = typed_names(query)
+    return tuple(w for w in checks if answers[w] is None or (w in names and answers[w] != INDEXED))
+
+
 @runtime_checkable
 class ProbeSearch(Protocol):
     """Optional store ability: several edit-distance searches at once (each ``(text, fuzziness)``
@@ -432,7 +456,7 @@ def corrected_query(query: str, fixes: dict[str, str]) -> str:
 
 
 __all__ = [
-    "ProbeMemo", "ProbeSearch", "TypoParams", "WordCheck", "check_words", "correct", "corrected_query", "edits",
+    "ProbeMemo", "ProbeSearch", "TypoParams", "WordCheck", "absent_versioned", "check_words", "correct", "corrected_query", "edits",
     "english_words", "holds_identifier", "holds_spaced", "holds_word", "identifiers", "in_message", "is_english",
     "typed_names", "versioned_names",
 ]

@@ -43,6 +43,9 @@ __all__ = [
 ]
 
 SNIFF_BYTES = 512
+# Plain-text documents a project names without a suffix: read as text (a README is documentation)
+TEXT_NAMES = frozenset({"README", "CHANGELOG", "CHANGES", "HISTORY", "NEWS", "INSTALL", "CONTRIBUTING",
+                        "FAQ", "TODO", "NOTES", "UPGRADING", "RELEASE_NOTES"})
 
 _DEFERRED = {  # class name -> (module, parser name, suffixes); tests/unit/test_parsers.py checks them
     "MarkdownParser": (".markdown", "markdown", (".md", ".markdown", ".mdx")),
@@ -141,6 +144,8 @@ class ParserRegistry:
             return parser
         if b"%PDF-" in head[:SNIFF_BYTES]:
             return self._by_name.get("pdf")
+        if not path.suffix and path.name.upper() in TEXT_NAMES and b"\x00" not in head[:SNIFF_BYTES]:
+            return self._by_name.get("text")
         if _is_docx_zip(head, source):
             return self._by_name.get("docx")
         if _HTML_START.match(head.lstrip(b"\xef\xbb\xbf")[:SNIFF_BYTES]):

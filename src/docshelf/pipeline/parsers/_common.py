@@ -6,18 +6,15 @@ filters on ``tags`` and ISO ``date`` whatever the source format was).
 
 from __future__ import annotations
 
-import datetime as dt
 import re
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from ...dates import document_day
 from ...errors import ParseError
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f]")
-_DATE_FORMATS = (
-    "%Y-%m-%d", "%Y/%m/%d", "%Y.%m.%d", "%d.%m.%Y", "%B %d, %Y", "%b %d, %Y", "%d %B %Y",
-)
 
 
 def decode_text(path: Path, data: bytes) -> str:
@@ -57,29 +54,9 @@ def _decode_damaged(data: bytes) -> str:
 
 
 def normalize_date(value: Any) -> str | None:
-    """A date, datetime or date-like string → ``YYYY-MM-DD``; None when unparseable."""
-    if isinstance(value, dt.datetime):
-        return value.date().isoformat()
-    if isinstance(value, dt.date):
-        return value.isoformat()
-    if not isinstance(value, str):
-        return None
-    text = value.strip()
-    if not text:
-        return None
-    try:
-        return dt.datetime.fromisoformat(text.replace("Z", "+00:00")).date().isoformat()
-    except ValueError:
-        pass
-    for fmt in _DATE_FORMATS:
-        try:
-            return dt.datetime.strptime(text, fmt).date().isoformat()
-        except ValueError:
-            continue
-    match = re.match(r"(\d{4})-(\d{2})-(\d{2})[T ]", text)
-    if match:
-        return normalize_date(match.group(0)[:10])
-    return None
+    """A date, datetime or date-like string → ``YYYY-MM-DD``; None when unreadable or ambiguous
+    (``dates.document_day``: the one rule for a document's own date, whatever its format)."""
+    return document_day(value)
 
 
 def split_tags(value: Any) -> list[str]:

@@ -31,19 +31,159 @@ _HEADING_STYLE = re.compile(r"^heading\s*([1-9])$", re.IGNORECASE)
 _LIST_STYLE = re.compile(r"^list\b", re.IGNORECASE)
 
 
-def _style_name(paragraph: Paragraph) -> str:
+def _style(paragraph: Paragraph) -> Any:
     try:
-        style = paragraph.style
+        return paragraph.style
     except (KeyError, ValueError):
-        return ""
-    return (style.name or "") if style is not None else ""
+        return None
 
 
-def _is_list(paragraph: Paragraph, style: str) -> bool:
-    if _LIST_STYLE.match(style):
-        return True
-    ppr = paragraph._p.pPr  # noqa: SLF001 - python-docx has no public numbering API
-    return ppr is not None and ppr.numPr is not None
+_W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
+_STYLE_DEPTH = re.compile(r"^list\b.*?\s([2-9])$", re.IGNORECASE)  # "List Number 2" is a nested list
+
+
+def _val(element: Any, tag: str) -> str | None:
+    child = element.find(f"{_W}{tag}") if element is not None else None
+    return child.get(f"{_W}val") if child is not None else None
+
+
+def _int(text: str | None, default: int) -> int:
+    try:
+        return int(text) if text is not None else default
+    except ValueError:
+        return default
+
+
+def _own_num_pr(ppr: Any) -> tuple[str | None, str | None]:
+    num_pr = ppr.find(f"{_W}numPr") if ppr is not None else None
+    return (None, None) if num_pr is None else (_val(num_pr, "numId"), _val(num_pr, "ilvl"))
+
+
+def _style_num_pr(style: Any, cache: dict[Any, tuple[str | None, str | None]]) -> tuple[str | None, str | None]:
+    """A paragraph style's (numId, level), from it or the styles it is based on (once per style)."""
+    key = getattr(style, "style_id", None)
+    if key in cache:
+        return cache[key]
+    num_id = level = None
+    depth = 0
+    while style is not None and num_id is None and depth < 10:
+        own_id, own_level = _own_num_pr(style.element.pPr)
+        num_id, level = own_id, level if level is not None else own_level
+        style, depth = style.base_style, depth + 1
+    cache[key] = (num_id, level)
+    return num_id, level
+
+
+def _num_pr(paragraph: Paragraph, style: Any, cache: dict[Any, tuple[str | None, str | None]]) -> tuple[str, int] | None:
+    """The paragraph's (numId, level): its own ``w:numPr``, else its style's (a "List Number"
+    paragraph is numbered by its style); None when not in a list, or numbering turned off (numId 0)."""
+    num_id, level = _own_num_pr(paragraph._p.pPr)  # noqa: SLF001 - python-docx has no public numbering API
+    if num_id is None and style is not None:
+        num_id, style_level = _style_num_pr(style, cache)
+        level = level if level is not None else style_level
+    if num_id is None or num_id == "0":
+        return None
+    return num_id, min(max(_int(level, 0), 0), 8)
+
+
+def _roman(n: int) -> str:
+    out = ""
+    for value, numeral in ((1000, "m"), (900, "cm"), (500, "d"), (400, "cd"), (100, "c"), (90, "xc"),
+                           (50, "l"), (40, "xl"), (10, "x"), (9, "ix"), (5, "v"), (4, "iv"), (1, "i")):
+        count, n = divmod(n, value)
+        out += numeral * count
+    return out
+
+
+def _letters(n: int) -> str:
+    """Word's letter numbering: a..z, then aa..zz, aaa.. (the letter repeated)."""
+    return chr(ord("a") + (n - 1) % 26) * ((n - 1) // 26 + 1) if n > 0 else str(n)
+
+
+def _format(n: int, fmt: str) -> str:
+    if fmt == "lowerLetter":
+        return _letters(n)
+    if fmt == "upperLetter":
+        return _letters(n).upper()
+    if fmt == "lowerRoman":
+        return _roman(n) if n > 0 else str(n)
+    if fmt == "upperRoman":
+        return _roman(n).upper() if n > 0 else str(n)
+    return str(n)  # decimal, decimalZero and formats without a plain-text form
+
+
+class _Numbering:
+    """The labels Word shows before list paragraphs ("1.", "a.", "ii)"), from the numbering
+    definitions: counters per list (numId) and level, a deeper level restarting under each item
+    of the one above; bullets and formats with no text ("none") read as "-"."""
+
+    def __init__(self, document: Any) -> None:
+        self._levels: dict[str, dict[int, tuple[str, str, int]]] = {}  # numId → level → (format, text, start)
+        self._counted_as: dict[str, str] = {}  # numId → whose counters it continues
+        self._counters: dict[str, list[int | None]] = {}
+        self.styles: dict[Any, tuple[str | None, str | None]] = {}  # style id → its (numId, level)
+        try:
+            root = document.part.numbering_part.element
+        except (KeyError, NotImplementedError, AttributeError):
+            return
+        abstract = {a.get(f"{_W}abstractNumId"): self._read_levels(a) for a in root.findall(f"{_W}abstractNum")}
+        for num in root.findall(f"{_W}num"):
+            num_id, abstract_id = num.get(f"{_W}numId"), _val(num, "abstractNumId")
+            levels = dict(abstract.get(abstract_id, {}))
+            # lists of one definition continue each other's numbers unless one restarts (an override)
+            overrides = num.findall(f"{_W}lvlOverride")
+            self._counted_as[num_id] = f"num {num_id}" if overrides else f"abstract {abstract_id}"
+            for override in overrides:
+                ilvl = _int(override.get(f"{_W}ilvl"), 0)
+                if (lvl := override.find(f"{_W}lvl")) is not None:
+                    levels.update(self._read_levels(override, lvl_ilvl=ilvl))
+                if (start := _val(override, "startOverride")) is not None and ilvl in levels:
+                    fmt, text, _ = levels[ilvl]
+                    levels[ilvl] = (fmt, text, _int(start, 1))
+            self._levels[num_id] = levels
+
+    @staticmethod
+    def _read_levels(parent: Any, lvl_ilvl: int | None = None) -> dict[int, tuple[str, str, int]]:
+        levels = {}
+        for lvl in parent.findall(f"{_W}lvl"):
+            ilvl = _int(lvl.get(f"{_W}ilvl"), lvl_ilvl or 0)
+            levels[ilvl] = (_val(lvl, "numFmt") or "decimal", _val(lvl, "lvlText") or "", _int(_val(lvl, "start"), 1))
+        return levels
+
+    def label(self, num_id: str, level: int) -> str:
+        levels = self._levels.get(num_id, {})
+        fmt, text, _ = levels.get(level, ("bullet", "", 1))
+        counters = self._counters.setdefault(self._counted_as.get(num_id, num_id), [None] * 9)
+        current = counters[level]
+        counters[level] = levels.get(level, ("", "", 1))[2] if current is None else current + 1
+        for deeper in range(level + 1, 9):
+            counters[deeper] = None
+        if fmt in ("bullet", "none") or "%" not in text:
+            return "-"
+
+        def value(match: re.Match[str]) -> str:
+            at = int(match.group(1)) - 1
+            if not 0 <= at <= level:
+                return ""
+            at_fmt, _, at_start = levels.get(at, ("decimal", "", 1))
+            current = counters[at]
+            return _format(at_start if current is None else current, at_fmt)
+
+        return re.sub(r"%([1-9])", value, text).strip() or "-"
+
+
+def _list_line(paragraph: Paragraph, style_obj: Any, style: str, text: str, numbering: _Numbering) -> str | None:
+    """A list paragraph as a line ("1. text", "  a. text", "- text"); None when not in a list."""
+    num = _num_pr(paragraph, style_obj, numbering.styles)
+    if num is None and not _LIST_STYLE.match(style):
+        return None
+    depth = 0
+    if num is not None:
+        depth = num[1]
+    if not depth and (m := _STYLE_DEPTH.match(style)):
+        depth = int(m.group(1)) - 1
+    label = numbering.label(*num) if num is not None else "-"
+    return f"{'  ' * depth}{label} {text}"
 
 
 def _table_rows(table: Table) -> list[str]:
@@ -110,6 +250,7 @@ class DocxParser:
         headings = HeadingStack()
         style_title = first_heading = ""
         pending_list: list[str] = []
+        numbering = _Numbering(document)
 
         def flush_list() -> None:
             if pending_list:
@@ -126,7 +267,8 @@ class DocxParser:
             text = item.text.strip()
             if not text:
                 continue
-            style = _style_name(item)
+            style_obj = _style(item)
+            style = (style_obj.name or "") if style_obj is not None else ""
             match = _HEADING_STYLE.match(style)
             if style.lower() == "title" or match:
                 flush_list()
@@ -138,8 +280,8 @@ class DocxParser:
                     first_heading = first_heading or heading
                 path_ = headings.push(level, heading)
                 blocks.append(Block("heading", heading, path_, level=level))
-            elif _is_list(item, style):
-                pending_list.append(f"- {text}")
+            elif (line := _list_line(item, style_obj, style, text, numbering)) is not None:
+                pending_list.append(line)
             else:
                 flush_list()
                 blocks.append(Block("paragraph", text, headings.path))

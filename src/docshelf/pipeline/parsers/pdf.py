@@ -1,6 +1,8 @@
 """PDF files → one block per paragraph, each carrying its true 1-based page number.
 
-Citations for PDFs are by page, so empty pages still count (page 3 stays page 3).
+Citations for PDFs are by page, so empty pages still count (page 3 stays page 3). A page
+whose label differs from its number (a preface's "iv", an appendix's "A-1") is also cited
+by the label a reader sees ("p. iv, PDF page 4").
 pypdf logs recoverable problems as warnings; those go to our logger at DEBUG so
 a stdio MCP server or a JSON CLI never gets noise on its streams.
 """
@@ -149,6 +151,18 @@ def _metadata(reader: PdfReader) -> dict[str, Any]:
     return meta
 
 
+def _page_labels(reader: PdfReader, count: int) -> dict[int, str]:
+    """The page labels a PDF viewer shows ("iv" in a preface, "A-1" in an appendix), by page
+    number, where they differ from the page's number: a citation gives the page the reader
+    sees. Damaged labels are no labels, not a failed file."""
+    try:
+        labels = list(reader.page_labels) if "/PageLabels" in reader.root_object else []
+    except Exception as exc:  # noqa: BLE001 - pypdf raises many kinds on a broken number tree
+        logger.debug("page labels unreadable, pages cited by number: %s", exc)
+        return {}
+    return {n: label for n, label in enumerate(labels[:count], start=1) if label and label != str(n)}
+
+
 MAX_OUTLINE_ENTRIES = 10_000
 
 
@@ -217,6 +231,7 @@ class PdfParser:
                     IndexError, RecursionError) as exc:
                 raise ParseError(str(path), _reason(data, exc)) from exc
             outline = _outline(reader)
+            labels = _page_labels(reader, len(pages))
             headings = HeadingStack()
             blocks: list[Block] = []
             failed: list[int] = []
@@ -242,6 +257,8 @@ class PdfParser:
                              "image-only PDF (docshelf does not run OCR)")
         if failed:
             meta["failed_pages"] = failed
+        if labels:  # each chunk keeps its page's label (indexer.make_chunks), not the whole map
+            meta["page_labels"] = labels
         title = info_title if info_title.lower() not in _PLACEHOLDER_TITLES else ""
         title = title or " ".join(first_line.split())[:200] or path.stem
         return ParsedDocument(title, tuple(blocks), "pdf", meta, len(pages))
