@@ -219,7 +219,7 @@ def test_a_lead_in_the_query_names_keeps_the_citation(drf, query, page, lead_in,
     assert (top.path, top.heading_path) == (page, lead_in), top.heading_path
 
 
-HATCH_PAGES = ("install.md", "tutorials/python/manage.md")  # set J: MkDocs Material source
+HATCH_PAGES = ("install.md", "config/dependency.md", "tutorials/python/manage.md")  # set J: MkDocs Material source
 MATCHED_WORD_CASES = (
     # a typo'd question naming the tool: "pip" (its own section mentions pipx) is not "pipx"
     ("instal hatch with pipx", "install.md", ("Installation", "pipx")),
