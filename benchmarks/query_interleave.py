@@ -35,6 +35,10 @@ from docshelf.config import Settings
 from docshelf.service import Docshelf
 shelf = Docshelf(Settings(index_dir=sys.argv[1]), create=False)
 shelf.embedder.load()
+if os.environ.get("DOCSHELF_BENCH_FREEZE"):  # what a server does once its index is open and model loaded
+    from docshelf import collector
+    collector.enable()
+    collector.freeze_startup()
 for q in corpus.questions(140, seed=11)[-20:]:  # other questions than the timed ones
     for m in ("hybrid", "semantic", "keyword"):
         shelf.search(q, k=10, mode=m)
@@ -57,6 +61,10 @@ def main() -> None:
     ap.add_argument("--modes", default="hybrid,semantic,keyword")
     ap.add_argument("--rounds", type=int, default=1)
     ap.add_argument("--json", type=Path)
+    ap.add_argument("--new-env", action="append", default=[], metavar="KEY=VALUE",
+                    help="an environment variable for the new side only, e.g. DOCSHELF_QUERY_INT8=1 (repeatable)")
+    ap.add_argument("--freeze", choices=("old", "new"), help="freeze start-up's objects in this side only, "
+                    "as `docshelf serve` does (collector.py); give the same src twice to pair the freeze alone")
     args = ap.parse_args()
     sys.path.insert(0, str(HERE))
     import corpus
@@ -66,7 +74,8 @@ def main() -> None:
     for name, src in (("old", args.old_src), ("new", args.new_src)):
         procs[name] = subprocess.Popen(
             [sys.executable, "-c", CHILD, str(args.index), str(HERE)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL, text=True, env=dict(os.environ, PYTHONPATH=str(src)))
+            stderr=subprocess.DEVNULL, text=True, env=dict(os.environ, PYTHONPATH=str(src), DOCSHELF_BENCH_FREEZE="1" if args.freeze == name else "",
+                    **(dict(kv.split("=", 1) for kv in args.new_env) if name == "new" else {})))
     for p in procs.values():
         if p.stdout.readline().strip() != "ready":
             raise SystemExit("a child did not start (run it by hand to see why)")

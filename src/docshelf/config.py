@@ -69,6 +69,10 @@ class Settings(BaseSettings):
     # Where the packaged model runs: "cpu", "cuda" (needs the gpu extra and a GPU; an error
     # otherwise) or "auto" (CUDA when onnxruntime offers it, else the CPU). embedders/devices.py.
     device: Literal["cpu", "cuda", "auto"] = "auto"
+    # Packaged model on the CPU: embed queries with int8 matrix products (~25–40 % less CPU per
+    # query; vectors at cosine >= 0.9996 to the float model's, which still embeds documents).
+    # Off by default: benchmarks/README.md, "Query latency, sixth pass", has its quality.
+    query_int8: bool = False
     # Hosted or remote models (``ollama:MODEL``, ``openai:MODEL``, ``gemini:MODEL``); see embedders/hosted.py.
     embed_url: str | None = None  # default: the provider's public URL (Ollama: http://127.0.0.1:11434)
     embed_api_key: SecretStr | None = None  # else the provider's variable (OPENAI_API_KEY, GEMINI_API_KEY)

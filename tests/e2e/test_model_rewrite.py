@@ -10,7 +10,7 @@ import numpy as np
 import onnxruntime as ort
 import pytest
 
-from docshelf.embedders.onnx_graph import _fields, _len_field, _Node, gather_before_dequantize
+from docshelf.embedders.onnx_graph import _fields, _len_field, _Node, gather_before_dequantize, int8_matmuls
 from docshelf.embedders.onnx_minilm import OnnxMiniLM, _model_path
 
 pytestmark = pytest.mark.e2e
@@ -63,3 +63,28 @@ def test_a_graph_without_dequantised_tables_is_left_alone():
     node = _Node("Gather", ["table", "ids"], ["out"]).encode()
     model = _len_field(7, _len_field(1, node))  # ModelProto.graph with one plain Gather
     assert gather_before_dequantize(model) is None
+
+
+def test_int8_matmuls_multiply_every_weight_matrix_as_int8():
+    gathered = gather_before_dequantize(_model_path().read_bytes())
+    before, after = graph_nodes(gathered), graph_nodes(int8_matmuls(gathered))
+    # 6 layers x (query, key, value, output, two feed-forward): 36 weight matrices; the two
+    # attention products (activations by activations) stay float MatMuls.
+    assert sum(n.op_type == "MatMulNBits" for n in after) == 36
+    assert sum(n.op_type == "MatMul" for n in before) - sum(n.op_type == "MatMul" for n in after) == 36
+    assert not any(n.op_type == "Cast" and n.inputs[0].startswith("val_") for n in after)
+    assert int8_matmuls(_len_field(7, _len_field(1, _Node("MatMul", ["a", "b"], ["c"]).encode()))) is None
+
+
+def test_query_int8_embeds_queries_nearly_alike_and_documents_exactly_alike():
+    texts = docs_paragraphs(60)
+    queries = [t[:80] for t in texts[::3]] + ["how do I serve static files from a directory", "ImportError"]
+    plain, int8 = OnnxMiniLM(threads=1), OnnxMiniLM(threads=1, query_int8=True)
+    np.testing.assert_array_equal(int8.embed_documents(texts), plain.embed_documents(texts))
+    ours = np.stack([int8.embed_query(q) for q in queries])
+    theirs = np.stack([plain.embed_query(q) for q in queries])
+    assert np.abs(ours - theirs).max() > 1e-5  # the int8 products are really used
+    cosines = (ours * theirs).sum(axis=1)
+    assert cosines.min() >= 0.999, cosines.min()
+    np.testing.assert_allclose(np.linalg.norm(ours, axis=1), 1.0, atol=1e-5)
+    assert getattr(int8._query_session, "_model_bytes", None) is None

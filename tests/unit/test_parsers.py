@@ -578,3 +578,16 @@ def test_docx_numbered_lists_keep_their_numbers_as_word_shows_them(tmp_path: Pat
         "1. Switch the pump off.\n2. Open the housing.\n- Spare filters\n"
         "1. Drain the tank.\n  a. Close the inlet valve.\n  b. Open the drain cock.\n    i. Wait for the hiss to stop.\n"
         "2. Refill.\n  a. Check for leaks."]
+
+
+def test_html_ordered_lists_number_as_the_browser_shows_them(tmp_path: Path) -> None:
+    """A step list cites as steps: ``start``, ``type``, ``reversed`` and ``value`` give the numbers, and
+    a nested list's items keep their own markers (they read as bare lines under the parent item)."""
+    html = (b"<html><body><h1>Filter</h1><ol start='3'><li>Switch off.</li><li>Open the housing."
+            b"<ol type='a'><li>Undo the screws.</li><li>Lift the lid.<ul><li>mind the gasket</li></ul></li></ol></li>"
+            b"</ol><ol reversed><li>three</li><li>two</li><li value='9'>nine</li></ol>"
+            b"<ol type='I'><li>One</li><li>Two</li></ol></body></html>")
+    doc = REGISTRY.parse(tmp_path / "filter.html", html)
+    assert [b.text for b in doc.blocks if b.kind == "list"] == [
+        "3. Switch off.", "4. Open the housing.\n  a. Undo the screws.\n  b. Lift the lid.\n    - mind the gasket",
+        "3. three", "2. two", "9. nine", "I. One", "II. Two"]

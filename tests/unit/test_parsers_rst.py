@@ -206,8 +206,8 @@ def test_lists_tables_and_definitions(tmp_path: Path) -> None:
     ))
     assert blocks(doc) == [
         ("list", "- first item\ncontinued\n- second --all", (), 1, 3),
-        ("list", "#. step one", (), 5, 5),
-        ("list", "#. step two:", (), 6, 6),
+        ("list", "1. step one", (), 5, 5),
+        ("list", "2. step two:", (), 6, 6),
         ("code", "```\ncode in a step\n```", (), 8, 8),
         ("paragraph", "term\nThe definition.", (), 10, 11),
         ("table", "A      B\n1      2", (), 13, 17),
@@ -344,3 +344,16 @@ def test_a_field_body_with_a_directive_is_read_as_blocks_not_flattened(tmp_path:
         ("code", "```python\n@pytest.mark.filterwarnings(\"ignore\")\ndef test_foo(): ...\n```", (), 8, 11),
         ("list", ":param x: The x,\nwrapped.\n:returns: nothing.", (), 13, 15),
     ]
+
+
+def test_auto_enumerated_items_read_as_the_numbers_docutils_gives_them(tmp_path) -> None:
+    """``#.`` renders as 1., 2., …, continuing an explicit number or letter before it: a step list
+    cites as steps, not as a column of '#.'."""
+    from pathlib import Path
+
+    from docshelf.pipeline.parsers import default_registry
+
+    source = b"Steps\n=====\n\n#. Switch off.\n#. Drain.\n#. Refill.\n\n3. Three\n#. Four\n\na) Alpha\n#) Beta\n"
+    doc = default_registry().parse(Path(tmp_path) / "steps.rst", source)
+    assert [(b.text, b.start_line, b.end_line) for b in doc.blocks if b.kind == "list"] == [
+        ("1. Switch off.\n2. Drain.\n3. Refill.", 4, 6), ("3. Three\n4. Four", 8, 9), ("a) Alpha\nb) Beta", 11, 12)]

@@ -24,10 +24,12 @@ REMOTE_PREFIXES = ("ollama:", "openai:", "gemini:")
 LOCAL_BATCH, REMOTE_BATCH = 8, 64
 
 
-def make_embedder(name: str = DEFAULT_MODEL, *, batch_size: int = 8, threads: int = 0, device: str = "cpu") -> Embedder:
+def make_embedder(name: str = DEFAULT_MODEL, *, batch_size: int = 8, threads: int = 0, device: str = "cpu",
+                  query_int8: bool = False) -> Embedder:
     """Build a local embedder for ``name`` without loading its weights (that happens lazily).
 
-    ``device`` (cpu / cuda / auto) applies to the packaged ONNX model; see ``devices.py``.
+    ``device`` (cpu / cuda / auto) and ``query_int8`` apply to the packaged ONNX model; see
+    ``devices.py`` and ``OnnxMiniLM``.
     """
     if name.startswith(REMOTE_PREFIXES):
         from ..config import Settings
@@ -36,7 +38,7 @@ def make_embedder(name: str = DEFAULT_MODEL, *, batch_size: int = 8, threads: in
     if name in (DEFAULT_MODEL, "sentence-transformers/all-MiniLM-L6-v2"):
         from .onnx_minilm import OnnxMiniLM
 
-        return OnnxMiniLM(batch_size=batch_size, threads=threads, device=device)
+        return OnnxMiniLM(batch_size=batch_size, threads=threads, device=device, query_int8=query_int8)
     if name == "fake" or name.startswith("fake-"):
         from .fake import FakeEmbedder
 
@@ -57,7 +59,8 @@ def embedder_from_settings(settings: Settings, *, transport=None) -> Embedder:
     name = settings.model
     if not name.startswith(REMOTE_PREFIXES):
         embedder = make_embedder(
-            name, batch_size=settings.embed_batch_size, threads=settings.embed_threads, device=settings.device
+            name, batch_size=settings.embed_batch_size, threads=settings.embed_threads, device=settings.device,
+            query_int8=settings.query_int8,
         )
         if settings.query_prefix or settings.document_prefix:
             from .prefixed import PrefixedEmbedder

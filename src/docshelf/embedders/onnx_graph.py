@@ -197,3 +197,148 @@ def gather_before_dequantize(model: bytes) -> bytes | None:
         model_parts.extend(graph)
         graph_done = True
     return b"".join(model_parts) if graph_done else None
+
+
+# --- Opt-in: the weight matrices as int8 for query embedding (``int8_matmuls``) -----------------
+
+MODEL_OPSET_IMPORT = 8
+GRAPH_INITIALIZER = 5
+TENSOR_DIMS, TENSOR_DATA_TYPE, TENSOR_NAME, TENSOR_RAW_DATA, TENSOR_DATA_LOCATION = 1, 2, 8, 9, 14
+FLOAT, UINT8, INT8 = 1, 2, 3  # TensorProto.DataType
+NODE_DOMAIN = 7
+MS_DOMAIN = "com.microsoft"
+INT8_BLOCK = 32  # activations are quantized per block of this many inputs: 32 kept query vectors at cosine ≥ 0.9996
+
+
+@dataclass
+class _Tensor:
+    name: str
+    dims: list[int]
+    data_type: int
+    raw: memoryview | None  # None: stored another way (typed fields, external data)
+
+
+def _parse_tensor(buf: memoryview) -> _Tensor:
+    tensor = _Tensor("", [], 0, None)
+    for number, wire, payload, _ in _fields(buf):
+        if number == TENSOR_DIMS and wire == 0:
+            tensor.dims.append(payload)  # type: ignore[arg-type]
+        elif number == TENSOR_DIMS and wire == LEN:  # packed
+            pos = 0
+            while pos < len(payload):  # type: ignore[arg-type]
+                value, pos = _varint(payload, pos)  # type: ignore[arg-type]
+                tensor.dims.append(value)
+        elif number == TENSOR_DATA_TYPE:
+            tensor.data_type = payload  # type: ignore[assignment]
+        elif number == TENSOR_NAME:
+            tensor.name = bytes(payload).decode()  # type: ignore[arg-type]
+        elif number == TENSOR_RAW_DATA:
+            tensor.raw = payload  # type: ignore[assignment]
+        elif number == TENSOR_DATA_LOCATION and payload:
+            tensor.raw = None
+            break
+    return tensor
+
+
+def _encode_tensor(name: str, array) -> bytes:
+    data_type = {"uint8": UINT8, "float32": FLOAT}[str(array.dtype)]
+    dims = b"".join(_encode_varint(TENSOR_DIMS << 3) + _encode_varint(d) for d in array.shape)
+    return (dims + _encode_varint(TENSOR_DATA_TYPE << 3) + _encode_varint(data_type)
+            + _len_field(TENSOR_NAME, name.encode()) + _len_field(TENSOR_RAW_DATA, array.tobytes()))
+
+
+def _int_attribute(name: str, value: int) -> bytes:
+    """A NodeProto attribute field: AttributeProto(name=1, i=3, type=20 → INT)."""
+    body = _len_field(1, name.encode()) + _encode_varint(3 << 3) + _encode_varint(value)
+    return _len_field(NODE_ATTRIBUTE, body + _encode_varint(20 << 3) + _encode_varint(2))
+
+
+def int8_matmuls(model: bytes) -> bytes | None:
+    """The serialized model with each int8 weight matrix multiplied as int8 (onnxruntime's
+    ``MatMulNBits``, 8 bits, ``accuracy_level`` 4: activations quantized per block of
+    ``INT8_BLOCK``), or ``None`` when the graph has no such matrix or is not shaped as expected.
+
+    ``MatMul(x, Mul(Cast(W_q), s))`` with ``W_q`` int8 [K, N] and one scale per column becomes
+    ``MatMulNBits(x, W_q + 128, s, 128)``: the same weights, but read as 11 MB of int8 instead
+    of 42 MB of float32, which is most of a short query's cost on a CPU. The activations' int8
+    rounding moves vectors slightly (cosine ≥ 0.9996 to the float model's), so this is opt-in,
+    for queries only (benchmarks/README.md, "Query latency, sixth pass").
+    """
+    import numpy as np
+
+    buf = memoryview(model)
+    parts: list[bytes | memoryview] = []
+    graph_done = has_domain = False
+    for number, wire, payload, raw in _fields(buf):
+        if number == MODEL_OPSET_IMPORT and wire == LEN:
+            found = {n: p for n, _, p, _ in _fields(payload)}  # type: ignore[arg-type]
+            has_domain |= bytes(found.get(1, b"")) == MS_DOMAIN.encode()
+        if number != MODEL_GRAPH or wire != LEN or graph_done:
+            parts.append(raw)
+            continue
+        slots: list[int] = []
+        nodes: list[_Node] = []
+        tensors: dict[str, tuple[int, _Tensor]] = {}
+        graph_parts: list[bytes | memoryview] = []
+        for g_number, g_wire, g_payload, g_raw in _fields(payload):  # type: ignore[arg-type]
+            if g_number == GRAPH_NODE and g_wire == LEN:
+                slots.append(len(graph_parts))
+                nodes.append(_Node.parse(g_payload))  # type: ignore[arg-type]
+            elif g_number == GRAPH_INITIALIZER and g_wire == LEN:
+                tensor = _parse_tensor(g_payload)  # type: ignore[arg-type]
+                tensors[tensor.name] = (len(graph_parts), tensor)
+            graph_parts.append(g_raw)
+        producer = {out: node for node in nodes for out in node.outputs}
+        uses: dict[str, int] = {}
+        for node in nodes:
+            for name in node.inputs:
+                uses[name] = uses.get(name, 0) + 1
+        replaced: dict[int, _Node] = {}
+        dropped_nodes: set[int] = set()
+        dropped_tensors: set[str] = set()
+        added: list[bytes] = []
+        for node in nodes:
+            if node.op_type != "MatMul" or len(node.inputs) != 2:
+                continue
+            mul = producer.get(node.inputs[1])
+            if mul is None or mul.op_type != "Mul" or uses.get(mul.outputs[0]) != 1:
+                continue
+            cast = producer.get(mul.inputs[0])
+            if cast is None or cast.op_type != "Cast" or uses.get(cast.outputs[0]) != 1:
+                continue
+            weight, scale = (tensors.get(name, (0, None))[1] for name in (cast.inputs[0], mul.inputs[1]))
+            if weight is None or scale is None or weight.raw is None or scale.raw is None:
+                continue
+            if weight.data_type != INT8 or scale.data_type != FLOAT or len(weight.dims) != 2:
+                continue
+            k, n = weight.dims
+            if scale.dims not in ([n], [1, n]) or k % INT8_BLOCK or uses.get(weight.name) != 1 or uses.get(scale.name) != 1:
+                continue
+            blocks = k // INT8_BLOCK
+            q = np.frombuffer(weight.raw, dtype=np.int8).reshape(k, n)
+            base = f"{node.outputs[0]}/int8"
+            b = (q.T.astype(np.int16) + 128).astype(np.uint8).reshape(n, blocks, INT8_BLOCK)
+            s = np.repeat(np.frombuffer(scale.raw, dtype=np.float32)[:, None], blocks, axis=1)
+            added += [_len_field(GRAPH_INITIALIZER, _encode_tensor(f"{base}/b", b)),
+                      _len_field(GRAPH_INITIALIZER, _encode_tensor(f"{base}/scales", np.ascontiguousarray(s))),
+                      _len_field(GRAPH_INITIALIZER, _encode_tensor(f"{base}/zero", np.full((n, blocks), 128, np.uint8)))]
+            attrs = [_int_attribute("K", k), _int_attribute("N", n), _int_attribute("bits", 8),
+                     _int_attribute("block_size", INT8_BLOCK), _int_attribute("accuracy_level", 4)]
+            replaced[id(node)] = _Node("MatMulNBits", [node.inputs[0], f"{base}/b", f"{base}/scales", f"{base}/zero"],
+                                       list(node.outputs), [*attrs, _len_field(NODE_DOMAIN, MS_DOMAIN.encode())])
+            dropped_nodes |= {id(mul), id(cast)}
+            dropped_tensors |= {weight.name, scale.name}
+        if not replaced:
+            return None
+        skip = set(slots) | {tensors[name][0] for name in dropped_tensors}
+        new_nodes = [replaced.get(id(node), node) for node in nodes if id(node) not in dropped_nodes]
+        graph = [part for i, part in enumerate(graph_parts) if i not in skip]
+        graph += [_len_field(GRAPH_NODE, node.encode()) for node in new_nodes] + added
+        parts.append(_encode_varint(MODEL_GRAPH << 3 | LEN) + _encode_varint(sum(map(len, graph))))
+        parts.extend(graph)
+        graph_done = True
+    if not graph_done:
+        return None
+    if not has_domain:
+        parts.append(_len_field(MODEL_OPSET_IMPORT, _len_field(1, MS_DOMAIN.encode()) + _encode_varint(2 << 3) + _encode_varint(1)))
+    return b"".join(parts)

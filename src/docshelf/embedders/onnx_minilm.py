@@ -19,7 +19,7 @@ import numpy as np
 from .. import allocator
 from ..errors import EmbedderUnavailable
 from .hf_tokenizer import HFTokenizerAdapter
-from .onnx_graph import gather_before_dequantize
+from .onnx_graph import gather_before_dequantize, int8_matmuls
 
 log = logging.getLogger(__name__)
 
@@ -88,7 +88,8 @@ class OnnxMiniLM:
     GPU_ROWS, GPU_BATCH_TOKENS = 64, 64 * 256
 
     def __init__(
-        self, *, batch_size: int = 8, threads: int = 0, batch_tokens: int = 0, device: str = "cpu"
+        self, *, batch_size: int = 8, threads: int = 0, batch_tokens: int = 0, device: str = "cpu",
+        query_int8: bool = False,
     ) -> None:
         self.batch_size = max(1, batch_size)
         self.batch_tokens = batch_tokens or self.BATCH_TOKENS
@@ -96,6 +97,10 @@ class OnnxMiniLM:
         self.device = device
         self._tokenizer: HFTokenizerAdapter | None = None
         self._session = None
+        # Opt-in: queries through int8 matrix products (``onnx_graph.int8_matmuls``), ~25–40 % less
+        # CPU for a short query, vectors at cosine >= 0.9996; documents stay on the float model.
+        self.query_int8 = query_int8
+        self._query_session = None
         self._lock = threading.Lock()
 
     @property
@@ -142,6 +147,9 @@ class OnnxMiniLM:
             opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
             opts.log_severity_level = 3
             self.tokenizer  # noqa: B018 - verify and load the tokenizer too
+            int8 = int8_matmuls(model) if self.query_int8 and CUDA not in providers else None
+            if self.query_int8 and int8 is None:
+                log.warning("query_int8: no int8 weight matrices to rewrite (or not on the CPU); queries use the float model")
             session = ort.InferenceSession(model, sess_options=opts, providers=providers)
             # onnxruntime's Python wrapper keeps the bytes it was given (23 MB) only to rebuild the
             # session if providers are changed later, which docshelf never does: let them go.
@@ -155,11 +163,15 @@ class OnnxMiniLM:
             if session.get_providers()[0] == CUDA:
                 self.batch_size = max(self.batch_size, self.GPU_ROWS)
                 self.batch_tokens = max(self.batch_tokens, self.GPU_BATCH_TOKENS)
+            if int8 is not None:
+                self._query_session = ort.InferenceSession(int8, sess_options=opts, providers=providers)
+                self._query_session._model_bytes = None
+                del int8
             self._session = session
             log.info("loaded %s (%d threads, %s)", self.model_id, self.threads, session.get_providers()[0])
         allocator.trim_when_idle()  # loading folds the int8 weights to float: free its scratch
 
-    def _run(self, encs: Sequence) -> np.ndarray:
+    def _run(self, encs: Sequence, session=None) -> np.ndarray:
         """Embed one batch of unpadded encodings: pad to the longest, run, mean-pool, normalise."""
         width = max(len(e.ids) for e in encs)
         ids = np.zeros((len(encs), width), dtype=np.int64)
@@ -168,7 +180,7 @@ class OnnxMiniLM:
             ids[row, : len(e.ids)] = e.ids
             mask[row, : len(e.ids)] = 1
         types = np.zeros_like(ids)
-        (hidden,) = self._session.run(None, {"input_ids": ids, "attention_mask": mask, "token_type_ids": types})
+        (hidden,) = (session or self._session).run(None, {"input_ids": ids, "attention_mask": mask, "token_type_ids": types})
         m = mask[..., None].astype(np.float32)
         pooled = (hidden * m).sum(axis=1) / np.clip(m.sum(axis=1), 1e-9, None)
         norms = np.linalg.norm(pooled, axis=1, keepdims=True)
@@ -187,4 +199,4 @@ class OnnxMiniLM:
 
     def embed_query(self, text: str) -> np.ndarray:
         self.load()
-        return self._run(self.tokenizer.encode_truncated([text]))[0]
+        return self._run(self.tokenizer.encode_truncated([text]), self._query_session)[0]

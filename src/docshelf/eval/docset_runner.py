@@ -91,7 +91,8 @@ def open_docset_index(
     from ..service import Docshelf
 
     base = Settings(index_dir=Path("unused"), model=model)
-    embedder = embedder or make_embedder(base.model, batch_size=base.embed_batch_size, threads=base.embed_threads)
+    embedder = embedder or make_embedder(base.model, batch_size=base.embed_batch_size, threads=base.embed_threads,
+                                          query_int8=base.query_int8)
     chunk_tokens = min(base.chunk_tokens or embedder.max_tokens, embedder.max_tokens)
     docs = Path(docset.docs_dir)
     if use_cache:

@@ -59,6 +59,30 @@ def normalize_date(value: Any) -> str | None:
     return document_day(value)
 
 
+def _roman(n: int) -> str:
+    out = ""
+    for value, numeral in ((1000, "m"), (900, "cm"), (500, "d"), (400, "cd"), (100, "c"), (90, "xc"),
+                           (50, "l"), (40, "xl"), (10, "x"), (9, "ix"), (5, "v"), (4, "iv"), (1, "i")):
+        count, n = divmod(n, value)
+        out += numeral * count
+    return out
+
+
+def _letters(n: int) -> str:
+    """Letter numbering as Word and browsers show it: a..z, then aa..zz, aaa.. (the letter repeated)."""
+    return chr(ord("a") + (n - 1) % 26) * ((n - 1) // 26 + 1)
+
+
+def list_number(n: int, style: str) -> str:
+    """``n`` as an ordered list shows it: ``decimal`` (and anything else), ``lowerLetter``,
+    ``upperLetter``, ``lowerRoman``, ``upperRoman`` (Word's names); letters and numerals from 1 on."""
+    if n > 0 and style in ("lowerLetter", "upperLetter"):
+        return _letters(n) if style == "lowerLetter" else _letters(n).upper()
+    if 0 < n < 40_000 and style in ("lowerRoman", "upperRoman"):
+        return _roman(n) if style == "lowerRoman" else _roman(n).upper()
+    return str(n)
+
+
 def split_tags(value: Any) -> list[str]:
     """Tags from a list or a comma/space separated string; leading '#' stripped, order kept."""
     if value is None:

@@ -20,7 +20,7 @@ from docx.text.paragraph import Paragraph
 
 from ...errors import ParseError
 from ...models import Block, ParseContext, ParsedDocument
-from ._common import HeadingStack, collapse, normalize_date, split_tags
+from ._common import HeadingStack, collapse, list_number, normalize_date, split_tags
 
 MAX_UNPACKED_BYTES = 100_000_000
 """Most a DOCX may unpack to. python-docx inflates parts fully into memory, so a zip bomb
@@ -86,32 +86,6 @@ def _num_pr(paragraph: Paragraph, style: Any, cache: dict[Any, tuple[str | None,
     return num_id, min(max(_int(level, 0), 0), 8)
 
 
-def _roman(n: int) -> str:
-    out = ""
-    for value, numeral in ((1000, "m"), (900, "cm"), (500, "d"), (400, "cd"), (100, "c"), (90, "xc"),
-                           (50, "l"), (40, "xl"), (10, "x"), (9, "ix"), (5, "v"), (4, "iv"), (1, "i")):
-        count, n = divmod(n, value)
-        out += numeral * count
-    return out
-
-
-def _letters(n: int) -> str:
-    """Word's letter numbering: a..z, then aa..zz, aaa.. (the letter repeated)."""
-    return chr(ord("a") + (n - 1) % 26) * ((n - 1) // 26 + 1) if n > 0 else str(n)
-
-
-def _format(n: int, fmt: str) -> str:
-    if fmt == "lowerLetter":
-        return _letters(n)
-    if fmt == "upperLetter":
-        return _letters(n).upper()
-    if fmt == "lowerRoman":
-        return _roman(n) if n > 0 else str(n)
-    if fmt == "upperRoman":
-        return _roman(n).upper() if n > 0 else str(n)
-    return str(n)  # decimal, decimalZero and formats without a plain-text form
-
-
 class _Numbering:
     """The labels Word shows before list paragraphs ("1.", "a.", "ii)"), from the numbering
     definitions: counters per list (numId) and level, a deeper level restarting under each item
@@ -167,7 +141,7 @@ class _Numbering:
                 return ""
             at_fmt, _, at_start = levels.get(at, ("decimal", "", 1))
             current = counters[at]
-            return _format(at_start if current is None else current, at_fmt)
+            return list_number(at_start if current is None else current, at_fmt)
 
         return re.sub(r"%([1-9])", value, text).strip() or "-"
 

@@ -26,7 +26,7 @@ from bs4.element import Declaration, Doctype, ProcessingInstruction
 
 from ...errors import ParseError
 from ...models import Block, BlockKind, ParseContext, ParsedDocument
-from ._common import HeadingStack, collapse, normalize_date, split_tags
+from ._common import HeadingStack, collapse, list_number, normalize_date, split_tags
 
 class _DammitToDebug(logging.Filter):
     """bs4 logs a WARNING for every undecodable byte run; that would reach the terminal."""
@@ -88,6 +88,7 @@ _BLOCK_TAGS = {
     "li", "main", "nav", "ol", "p", "pre", "section", "summary", "table", "tr", "ul", "br",
 }
 _SKIP_STRINGS = (Comment, Doctype, Declaration, ProcessingInstruction)
+MAX_LIST_DEPTH = 20  # nested lists below this are read as their text
 
 
 def nesting_depth(data: bytes, limit: int = MAX_DEPTH) -> int:
@@ -123,6 +124,58 @@ def _text(node: Tag | NavigableString, lines: list[str] | None = None) -> list[s
 
 def _lines(node: Tag) -> list[str]:
     return [c for c in (collapse(line) for line in _text(node)) if c]
+
+
+_OL_TYPES = {"a": "lowerLetter", "A": "upperLetter", "i": "lowerRoman", "I": "upperRoman"}
+
+
+def _attr_int(node: Tag, name: str) -> int | None:
+    try:
+        return int(str(node.get(name)).strip()) if node.has_attr(name) else None
+    except ValueError:
+        return None
+
+
+def _marker(li: Tag) -> str:
+    """The marker a browser shows before ``li``: ``-`` in a ``ul``; in an ``ol`` its number as
+    ``start``, ``reversed``, ``type`` (``a``, ``I``…) and an item's ``value`` make it."""
+    parent = li.parent
+    if not (isinstance(parent, Tag) and parent.name == "ol"):
+        return "-"
+    items = [c for c in parent.children if isinstance(c, Tag) and c.name == "li"]
+    down = parent.has_attr("reversed")
+    number = _attr_int(parent, "start")
+    number = (len(items) if down else 1) if number is None else number
+    for item in items:
+        if (value := _attr_int(item, "value")) is not None:
+            number = value
+        if item is li:
+            break
+        number += -1 if down else 1
+    style = _OL_TYPES.get(str(li.get("type") or parent.get("type") or "1"), "decimal")
+    return f"{list_number(number, style)}."
+
+
+def _item_lines(li: Tag, indent: str = "", depth: int = 0) -> list[str]:
+    """A list item as lines: its marker and text, then its nested lists' items, indented and
+    numbered as shown ("1. Open the housing.", "  a. Undo the screws.")."""
+    own: list[str] = [""]
+    nested: list[str] = []
+    for child in li.children:
+        if isinstance(child, Tag) and child.name in ("ul", "ol") and depth < MAX_LIST_DEPTH:
+            for item in child.find_all("li", recursive=False):
+                nested.extend(_item_lines(item, indent + "  ", depth + 1))
+            continue
+        block = isinstance(child, Tag) and child.name in _BLOCK_TAGS
+        if block:
+            own.append("")
+        _text(child, own)
+        if block:
+            own.append("")
+    lines = [c for c in (collapse(line) for line in own) if c]
+    if not lines:
+        return nested
+    return [f"{indent}{_marker(li)} {lines[0]}", *(f"{indent}  {line}" for line in lines[1:]), *nested]
 
 
 def _span(node: Tag) -> tuple[int | None, int | None]:
@@ -336,14 +389,7 @@ class _Collector:
 
     @staticmethod
     def _list_item(li: Tag) -> str:
-        parent = li.parent
-        if isinstance(parent, Tag) and parent.name == "ol":
-            index = [c for c in parent.children if isinstance(c, Tag) and c.name == "li"].index(li)
-            marker = f"{index + 1}."
-        else:
-            marker = "-"
-        return "\n".join(f"{marker} {line}" if i == 0 else f"  {line}"
-                         for i, line in enumerate(_lines(li)))
+        return "\n".join(_item_lines(li))
 
 
 class HtmlParser:

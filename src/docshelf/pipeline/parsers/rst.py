@@ -295,10 +295,11 @@ class _Reader:
         """Consecutive list items; simple ones (paragraphs only) form one ``list`` block."""
         simple: Numbered = []
         style = _list_style(lines[i][0])
+        previous = ""  # the last item's enumerator as shown, for an auto-numbered "#." after it
         while i < len(lines):
             text = lines[i][0]
             match = _BULLET.match(text) or _ENUM.match(text)
-            if not match or _list_style(text) != style or (
+            if not match or not _same_style(_list_style(text), style) or (
                     not _BULLET.match(text) and not _enumerated_item(lines, i)):
                 break
             width = len(match.group(0)) if text[len(match.group(0)) :].strip() else len(match.group("marker")) + 1
@@ -306,7 +307,8 @@ class _Reader:
             item = [(text[width:], lines[i][1])]
             item += [(t[min(width, _indent(t)) :] if t.strip() else "", n) for t, n in lines[i + 1 : end]]
             inner = self.body(_dedent(item)) if any(t.strip() for t, _ in item) else []
-            marker = "-" if _BULLET.match(text) else match.group("marker")
+            marker = "-" if _BULLET.match(text) else _auto_number(match.group("marker"), previous)
+            previous = marker
             if len(inner) == 1 and inner[0].kind in ("paragraph", "list"):
                 simple.append((f"{marker} {inner[0].text}", lines[i][1]))
                 simple.append(("", inner[0].end_line or lines[i][1]))  # the item's last line
@@ -493,6 +495,21 @@ def _enumerated_item(lines: Numbered, i: int) -> bool:
     return not nxt.strip() or _indent(nxt) > 0 or bool(_ENUM.match(nxt))
 
 
+def _auto_number(marker: str, previous: str) -> str:
+    """An auto-enumerated item (``#.``, ``#)``, ``(#)``) as docutils numbers it: one after the item
+    before (``3.`` then ``#.`` is ``4.``, ``a.`` then ``#.`` is ``b.``), else 1."""
+    if "#" not in marker:
+        return marker
+    before = previous.strip("().")
+    if before.isdigit():
+        value = str(int(before) + 1)
+    elif len(before) == 1 and before.isalpha() and before.lower() != "z":
+        value = chr(ord(before) + 1)
+    else:
+        value = "1"
+    return marker.replace("#", value)
+
+
 def _list_style(text: str) -> str:
     """Items of one list share a style: the bullet character, or the enumerator's shape."""
     bullet = _BULLET.match(text)
@@ -500,6 +517,12 @@ def _list_style(text: str) -> str:
         return bullet.group("marker")
     marker = _ENUM.match(text).group("marker")
     return re.sub(r"\d+|[A-Za-z]+", lambda m: "1" if m.group(0).isdigit() else "a", marker)
+
+
+def _same_style(item: str, listed: str) -> bool:
+    """Whether an item of style ``item`` continues a list of style ``listed``: the same style, or an
+    auto-enumerator (``#.``) after numbers or letters with the same punctuation (``3.`` then ``#.``)."""
+    return item == listed or ("#" in item and any(item.replace("#", x) == listed for x in ("1", "a")))
 
 
 def _split_directive(arg: str, lines: Numbered) -> tuple[list[str], dict[str, str], Numbered]:
