@@ -141,4 +141,30 @@ def unread_reason(value: Any) -> tuple[str, str]:
     return "is not a date docshelf reads", "write it as YYYY-MM-DD"
 
 
-__all__ = ["EXPECTED", "UNREAD_DATE_FIELD", "document_day", "iso_day", "iso_day_or_none", "unread_reason"]
+FRONTMATTER_DATE_KEYS = ("date", "updated", "last_modified", "modified", "lastmod", "created")
+"""The frontmatter keys that give a note its date, in order: the first one present decides.
+
+``date`` first, because it is the date the author chose to state (a meeting, a release). Without
+it, the last change (``updated``, ``last_modified``, ``modified``, Hugo's ``lastmod``) before the
+creation day (``created``), as for DOCX and PDF (``changed_day``): a filter for "changed since
+March" then finds a note edited in March. A present key whose value cannot be read is not skipped
+for the next one: the note keeps it as written and the index warns (a silent fallback would date
+the note by a field its author did not mean)."""
+
+
+def changed_day(modified: Any, created: Any) -> str | None:
+    """A file's date from its own properties (DOCX core properties, PDF document info): the
+    last-modified day, else the creation day, else None. Damaged values read as absent, never
+    an error: software wrote them, so there is nothing for the user to fix."""
+    for value in (modified, created):
+        try:
+            day = document_day(value)
+        except Exception:  # noqa: BLE001 - a damaged property is no property
+            day = None
+        if day:
+            return day
+    return None
+
+
+__all__ = ["EXPECTED", "FRONTMATTER_DATE_KEYS", "UNREAD_DATE_FIELD", "changed_day", "document_day", "iso_day",
+           "iso_day_or_none", "unread_reason"]

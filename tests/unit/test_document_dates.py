@@ -3,11 +3,18 @@ with a warning at index time (a date filter silently leaving a note out is what 
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
+import docx
 import pytest
+from docx.oxml.ns import qn
+from pypdf import PdfReader, PdfWriter
+from pypdf.generic import NameObject
+from reportlab.pdfgen import canvas
 
 from docshelf.dates import document_day, unread_reason
+from docshelf.pipeline.parsers import default_registry
 
 
 @pytest.mark.parametrize(("written", "day"), [
@@ -71,3 +78,96 @@ def test_a_date_filtered_search_says_how_many_documents_it_left_out_for_an_unrea
     write(notes, "ops/retro.md", "---\ndate: 2024-04-04\n---\nThe kiln budget retro.\n")
     shelf.index([notes])  # fixed: a new version of the index, a new count
     assert shelf.search("kiln budget", mode="keyword", date_from="2024-01-01", path_prefix="ops/").note == ""
+
+
+# --- a Word or PDF file's own date: its last save (core properties / document info) -------
+
+
+def _docx(text: str, *, modified: str | None, created: str | None) -> bytes:
+    """A DOCX whose core.xml carries these W3CDTF values as written (None: no element)."""
+    document = docx.Document()
+    document.add_paragraph(text)
+    props = document.core_properties._element  # noqa: SLF001 - writing core.xml as Word or a broken tool would
+    for name, value in (("modified", modified), ("created", created)):
+        element = props.find(qn(f"dcterms:{name}"))
+        if value is None:
+            props.remove(element)
+        else:
+            element.text = value
+    buf = io.BytesIO()
+    document.save(buf)
+    return buf.getvalue()
+
+
+def _pdf(text: str, info: dict[str, str]) -> bytes:
+    """A one-page PDF whose document info has these entries (reportlab's own dates replaced)."""
+    buf = io.BytesIO()
+    pdf = canvas.Canvas(buf)
+    pdf.drawString(72, 750, text)
+    pdf.showPage()
+    pdf.save()
+    writer = PdfWriter(clone_from=PdfReader(io.BytesIO(buf.getvalue())))
+    for key in ("/ModDate", "/CreationDate"):
+        del writer._info.get_object()[NameObject(key)]  # noqa: SLF001 - pypdf has no public 'remove'
+    writer.add_metadata(info)
+    out = io.BytesIO()
+    writer.write(out)
+    return out.getvalue()
+
+
+def test_a_word_or_pdf_file_is_dated_by_its_last_save_and_damaged_dates_fail_nothing(shelf, tmp_path: Path) -> None:
+    """'Manuals changed since March' finds a manual saved in March though written in 2023; a file
+    with no readable date is indexed and simply outside date filters."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    files = {
+        "saved.docx": _docx("The turbine manual, saved.", modified="2024-03-05T10:00:00Z",
+                            created="2023-01-10T09:00:00Z"),
+        "created-only.docx": _docx("The turbine manual, created.", modified=None, created="2024-03-07T08:00:00Z"),
+        "damaged.docx": _docx("The turbine manual, damaged.", modified="last Tuesday", created="soon"),
+        "saved.pdf": _pdf("The turbine manual, saved PDF.", {"/ModDate": "D:20240305120000+01'00'",
+                                                              "/CreationDate": "D:20230110090000Z"}),
+        "created-only.pdf": _pdf("The turbine manual, PDF with a bad save date.",
+                                 {"/ModDate": "D:2024XXYY", "/CreationDate": "D:20240308"}),
+        "damaged.pdf": _pdf("The turbine manual, damaged PDF.", {"/ModDate": "garbage", "/CreationDate": "D:20241345"}),
+        "old.pdf": _pdf("The turbine manual, old PDF.", {"/ModDate": "D:20230101000000Z"}),
+    }
+    for name, data in files.items():
+        (docs / name).write_bytes(data)
+    report = shelf.index([docs])
+    assert (report.failed, report.warnings) == ({}, [])
+    hits = shelf.search("turbine manual", mode="keyword", k=20, date_from="2024-03-01", date_to="2024-03-31").hits
+    assert {h.path: h.date for h in hits} == {"saved.docx": "2024-03-05", "created-only.docx": "2024-03-07",
+                                              "saved.pdf": "2024-03-05", "created-only.pdf": "2024-03-08"}
+    undated = shelf.search("turbine manual", mode="keyword", k=20).hits
+    assert {h.path: h.date for h in undated if "damaged" in h.path} == {"damaged.docx": None, "damaged.pdf": None}
+
+
+# --- a note's date from the keys Obsidian and static-site generators write ---------------------
+
+
+@pytest.mark.parametrize(("frontmatter", "expected"), [
+    ("updated: 2024-03-05\ncreated: 2023-01-01", {"date": "2024-03-05"}),
+    ("created: 2023-01-01\nmodified: March 5, 2024", {"date": "2024-03-05"}),
+    ("last_modified: 2024-03-05T10:00:00Z\ncreated: 2023-01-01", {"date": "2024-03-05"}),
+    ("lastmod: 2024-03-05\ncreated: 2023-01-01", {"date": "2024-03-05"}),
+    ("created: 2024-03-05 14:22", {"date": "2024-03-05"}),
+    ("date: 2024-02-01\nupdated: 2024-03-05", {"date": "2024-02-01"}),  # the date the author stated wins
+    ("date:\nupdated: 2024-03-05", {"date": "2024-03-05"}),  # an empty template key is no date
+    ("updated: someday\ncreated: 2024-03-05", {"date_raw": "someday"}),  # kept as written, not passed over
+])
+def test_a_note_without_date_is_dated_by_its_last_change_then_its_creation(tmp_path: Path, frontmatter: str,
+                                                                           expected: dict[str, str]) -> None:
+    meta = default_registry().parse(tmp_path / "n.md", f"---\n{frontmatter}\n---\nBody\n".encode()).metadata
+    assert {k: v for k, v in meta.items() if k in ("date", "date_raw")} == expected
+
+
+def test_an_obsidian_note_with_only_created_and_updated_is_found_by_a_date_filter(shelf, write,
+                                                                                  tmp_path: Path) -> None:
+    notes = tmp_path / "notes"
+    write(notes, "edited.md", "---\ncreated: 2023-06-01\nupdated: 2024-03-05\n---\nThe pottery kiln log.\n")
+    write(notes, "new.md", "---\ncreated: 2024-03-09T11:00\n---\nThe pottery kiln plan.\n")
+    write(notes, "old.md", "---\ncreated: 2023-06-01\n---\nThe pottery kiln history.\n")
+    shelf.index([notes])
+    hits = shelf.search("pottery kiln", mode="keyword", k=10, date_from="2024-03-01").hits
+    assert {h.path: h.date for h in hits} == {"edited.md": "2024-03-05", "new.md": "2024-03-09"}

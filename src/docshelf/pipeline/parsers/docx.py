@@ -18,6 +18,7 @@ from docx.opc.exceptions import PackageNotFoundError
 from docx.table import Table
 from docx.text.paragraph import Paragraph
 
+from ...dates import changed_day
 from ...errors import ParseError
 from ...models import Block, ParseContext, ParsedDocument
 from ._common import HeadingStack, collapse, list_number, normalize_date, split_tags
@@ -184,10 +185,22 @@ def _metadata(document: Any) -> tuple[dict[str, Any], str]:
     tags = split_tags((props.keywords or "").replace(";", ","))
     if tags:
         meta["tags"] = tags
-    created = normalize_date(props.created)
+    modified, created = _property(props, "modified"), _property(props, "created")
     if created:
         meta["created"] = created
+    if modified:
+        meta["modified"] = modified
+    if day := changed_day(modified, created):  # the last save, as "docs changed since March" means
+        meta["date"] = day
     return meta, (props.title or "").strip()
+
+
+def _property(props: Any, name: str) -> str | None:
+    """A core-property date as ``YYYY-MM-DD``; a damaged one reads as absent, never fails the file."""
+    try:
+        return normalize_date(getattr(props, name))
+    except Exception:  # noqa: BLE001 - python-docx raises several kinds on a malformed core.xml
+        return None
 
 
 def _check_unpacked_size(path: Path, data: bytes) -> None:

@@ -18,6 +18,7 @@ import yaml
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
+from ...dates import FRONTMATTER_DATE_KEYS
 from ...models import Block, BlockKind, ParseContext, ParsedDocument
 from ._common import HeadingStack, as_str_list, decode_text, normalize_date, split_tags, unique
 from .includes import Includes
@@ -133,11 +134,7 @@ def frontmatter_metadata(raw: str) -> dict[str, Any]:
         elif key == "aliases" or key == "alias":
             meta["aliases"] = as_str_list(value)
         elif key == "date":
-            iso = normalize_date(value)
-            if iso:
-                meta["date"] = iso
-            elif value is not None:
-                meta["date_raw"] = str(value)
+            continue  # the note's date, read below with the other date keys
         elif key in ("title", "type"):
             if value is not None:
                 meta[key] = str(value).strip()
@@ -147,7 +144,20 @@ def frontmatter_metadata(raw: str) -> dict[str, Any]:
             isinstance(v, (str, int, float, bool, dt.date)) for v in value
         ):
             meta[key] = [_scalar(v) for v in value]
+    meta.update(_frontmatter_date(data))
     return meta
+
+
+def _frontmatter_date(data: dict[Any, Any]) -> dict[str, str]:
+    """The note's ``date`` from the first date key present (``FRONTMATTER_DATE_KEYS``: ``date``,
+    then the last change, then ``created``), or ``date_raw`` when that value cannot be read."""
+    for key in FRONTMATTER_DATE_KEYS:
+        value = data.get(key)
+        if value is None or (isinstance(value, str) and not value.strip()):
+            continue  # an empty key (a template's ``date:``) is no date
+        iso = normalize_date(value)
+        return {"date": iso} if iso else {"date_raw": str(value)}
+    return {}
 
 
 def _inline_text(token: Token) -> str:

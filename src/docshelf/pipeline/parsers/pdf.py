@@ -21,6 +21,7 @@ from typing import Any
 from pypdf import PdfReader
 from pypdf.errors import DependencyError, FileNotDecryptedError, PdfReadError
 
+from ...dates import changed_day, iso_day_or_none
 from ...errors import ParseError
 from ...models import Block, ParseContext, ParsedDocument
 from ._common import HeadingStack, normalize_date, split_tags
@@ -128,9 +129,18 @@ def _open(path: Path, data: bytes) -> PdfReader:
     return reader
 
 
+def _info(reader: PdfReader) -> Any:
+    """The document-info dictionary, or None when absent or damaged (metadata never fails a file)."""
+    try:
+        return reader.metadata
+    except Exception as exc:  # noqa: BLE001 - pypdf raises many kinds on a broken trailer
+        logger.debug("document info unreadable, indexed without it: %s", exc)
+        return None
+
+
 def _metadata(reader: PdfReader) -> dict[str, Any]:
     meta: dict[str, Any] = {"format": "pdf"}
-    info = reader.metadata
+    info = _info(reader)
     if not info:
         return meta
     author = (info.author or "").strip()
@@ -142,13 +152,30 @@ def _metadata(reader: PdfReader) -> dict[str, Any]:
     keywords = split_tags(str(info.get("/Keywords") or "").replace(";", ","))
     if keywords:
         meta["tags"] = keywords
-    try:
-        created = normalize_date(info.creation_date)
-    except (ValueError, TypeError):
-        created = None
+    modified, created = _info_day(info, "/ModDate"), _info_day(info, "/CreationDate")
     if created:
         meta["created"] = created
+    if modified:
+        meta["modified"] = modified
+    if day := changed_day(modified, created):  # the last save, as "docs changed since March" means
+        meta["date"] = day
     return meta
+
+
+_PDF_DATE = re.compile(r"^(?:D:)?(\d{4})(\d{2})(\d{2})")  # D:20240305120000+01'00' (PDF 1.7, 7.9.4)
+
+
+def _info_day(info: Any, key: str) -> str | None:
+    """The day of a document-info date as written (the writer's local day); a date that is not
+    the PDF form is read as people write dates, and a damaged one is absent, never a failed file."""
+    try:
+        raw = info.get(key)
+        text = str(raw.get_object() if hasattr(raw, "get_object") else raw).strip() if raw is not None else ""
+    except Exception:  # noqa: BLE001 - a broken info dictionary is no date
+        return None
+    if m := _PDF_DATE.match(text):
+        return iso_day_or_none(f"{m.group(1)}-{m.group(2)}-{m.group(3)}")  # None for month 00 or day 31 Feb
+    return normalize_date(text) if text else None
 
 
 def _page_labels(reader: PdfReader, count: int) -> dict[int, str]:
@@ -224,7 +251,7 @@ class PdfParser:
             try:
                 pages = list(reader.pages)
                 meta = _metadata(reader)
-                info_title = (reader.metadata.title or "").strip() if reader.metadata else ""
+                info_title = (str(info.title or "").strip() if (info := _info(reader)) else "")
             except FileNotDecryptedError as exc:
                 raise ParseError(str(path), f"encrypted PDF ({exc})") from exc
             except (PdfReadError, ValueError, KeyError, TypeError, AttributeError,
