@@ -14,6 +14,7 @@ gone, the chunks holding the range are all there is, and the caller says so (``s
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from collections.abc import Sequence
 from pathlib import Path
@@ -73,6 +74,25 @@ def select_page(record: DocumentRecord, chunks: Sequence[Chunk], page: int) -> l
         with_text = ", ".join(str(p) for p in pages[:MAX_LISTED]) or "none"
         raise NotFound(f"page {page} of {record.path} has no indexed text; pages with text: {with_text}")
     return chosen
+
+
+def page_for_label(record: DocumentRecord, chunks: Sequence[Chunk], label: str) -> int:
+    """The PDF page number printed with ``label`` (``iv``, ``A-1``; case ignored), from the labels
+    its chunks store (``indexer.make_chunks``); NotFound lists the labels there are."""
+    labels: dict[str, int] = {}
+    for c in sorted(chunks, key=lambda c: (c.page or 0, c.chunk_index)):
+        if c.page is not None and '"page_label"' in c.metadata_json:
+            found = json.loads(c.metadata_json).get("page_label")
+            if isinstance(found, str) and found:
+                labels.setdefault(found, c.page)
+    for found, page in labels.items():
+        if found.lower() == label.lower():
+            return page
+    if not labels:
+        raise NotFound(f"{record.path} has no page labels (its pages are cited by number); pass the page number")
+    listed = ", ".join(f"{found} (PDF page {page})" for found, page in list(labels.items())[:MAX_LISTED])
+    raise NotFound(f"{record.path} has no page labelled {label!r} with indexed text; its labels: {listed}"
+                   + ("; …" if len(labels) > MAX_LISTED else "") + "; or pass the page number")
 
 
 def select_lines(record: DocumentRecord, chunks: Sequence[Chunk], lines: tuple[int, int]) -> list[Chunk]:

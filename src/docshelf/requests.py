@@ -272,11 +272,28 @@ class DocumentRequest(_Request):
     lines: Optional[str] = Field(None, description=(
         "Only these lines of the file, exactly (text formats): 'START-END', e.g. '10-40', or one line, e.g. '12'; "
         "'LINE:FIRST-LAST' reads characters of one very long line, e.g. '3:2001-4000', as hits inside one cite it."))
-    page: Optional[int] = Field(None, ge=1, description="Only this page (PDF, 1-based).")
+    page: Optional[int] = Field(None, ge=1, description=(
+        "Only this page (PDF): its 1-based number, e.g. 4, or the label printed on it, e.g. 'iv' or 'A-1' "
+        "(a citation 'p. iv, PDF page 4' gives both)."))
+    page_label: Optional[str] = Field(None, description=(
+        "Only the page printed with this label (PDF), e.g. 'iv'; set from a page that is not a number."))
     section: Optional[str] = Field(None, description=(
         "Only the section under this heading (case, markup such as backticks and numbering are ignored)."))
     max_chars: Optional[int] = Field(None, ge=MIN_TEXT_CHARS, le=MAX_TEXT_CHARS, description=(
         "Cut the text after this many characters."))
+
+    @model_validator(mode="before")
+    @classmethod
+    def _page_as_label(cls, data: Any) -> Any:
+        """A page that is not a number (``iv``, ``A-1``) is a page label: citations show labels,
+        and a reader asks for the page they see. A number is always the PDF page number."""
+        page = data.get("page") if isinstance(data, dict) else None
+        if isinstance(page, str) and not re.fullmatch(r"\s*[+-]?\d+\s*", page):
+            label = page.strip()
+            if data.get("page_label") not in (None, label):
+                raise InvalidRequestValue("page", f"pass one page label, got {label!r} and {data['page_label']!r}")
+            data = {**data, "page": None, "page_label": label or None}
+        return data
 
     @field_validator("lines", mode="before")
     @classmethod
@@ -287,7 +304,7 @@ class DocumentRequest(_Request):
         columns = parse_columns(v)
         return f"{columns[0]}:{columns[1]}-{columns[2]}" if columns else f"{span[0]}-{span[1]}"
 
-    @field_validator("path", "doc_id", "section", "root")
+    @field_validator("path", "doc_id", "section", "root", "page_label")
     @classmethod
     def _blank(cls, v: Optional[str]) -> Optional[str]:
         return v if v is None or v.strip() else None
@@ -296,6 +313,8 @@ class DocumentRequest(_Request):
     def _target(self) -> DocumentRequest:
         if not self.path and not self.doc_id:
             raise InvalidRequestValue("path", "pass path or doc_id")
+        if self.page is not None and self.page_label is not None:
+            raise InvalidRequestValue("page", "pass a page number or a page label, not both")
         return self
 
     @property

@@ -18,7 +18,9 @@ from typing import Any
 
 from . import allocator
 from .config import Settings
-from .documents import cut_columns, cut_lines, reassemble, resolve_note, select, select_lines, source_lines
+from .documents import (
+    cut_columns, cut_lines, page_for_label, reassemble, resolve_note, select, select_lines, source_lines,
+)
 from .errors import ConfigError, EmbedderMismatch, IndexLocked, IndexNotFound, InvalidRequest, NotFound, StoreError
 from .models import Chunk, DocumentRecord, IndexReport, SearchResult, doc_id
 from .protocols import Embedder, Store
@@ -762,7 +764,8 @@ class Docshelf:
             record = self.find_document(request.path or "", request.root)
         chunks = self.store.document_chunks(record.root, record.path)
         span = request.line_range
-        selected = select(record, chunks, None, request.page, request.section)
+        page = page_for_label(record, chunks, request.page_label) if request.page_label else request.page
+        selected = select(record, chunks, None, page, request.section)
         note, exact = "", None
         if span is not None:
             # Exactly the asked lines from the file while it is the indexed version; else the
@@ -770,7 +773,7 @@ class Docshelf:
             numbered = any(c.start_line is not None for c in selected)
             source, why = source_lines(record) if numbered else (None, "")
             if source is not None:
-                scoped = request.page is not None or request.section is not None
+                scoped = page is not None or request.section is not None
                 text, first, last, selected = cut_lines(record, selected, span, source, scoped)
                 exact = (first, last)
                 if request.columns is not None:

@@ -387,3 +387,15 @@ def test_a_bad_environment_setting_names_the_variable(run, monkeypatch):
     assert (code, err.strip()) == (1, "Error: invalid configuration: chunk_tokens in environment variable "
                                       "DOCSHELF_CHUNK_TOKENS: Input should be a valid integer, unable to parse string "
                                       "as an integer (got 'abc')")
+
+
+def test_get_takes_a_pdf_page_label_as_the_citation_shows_it(run, tmp_path):
+    from tests.unit.test_pdf_page_labels import labelled_pdf
+
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "kiln.pdf").write_bytes(labelled_pdf())
+    run("index", str(tmp_path / "docs"))
+    code, out, _ = run("get", "kiln.pdf", "--page", "A-1")
+    assert (code, out.strip()) == (0, "Appendix: glaze recipes with cobalt oxide.")
+    code, out, _ = run("get", "kiln.pdf", "--page", "2")  # a number is the PDF page
+    assert (code, out.strip()) == (0, "Conventions used in the margins.")

@@ -154,3 +154,22 @@ def test_the_scope_listed_before_the_index_opens_says_where_the_real_one_is(tmp_
     assert "list_collections lists the index's own" in configured
     assert _scope_text(Settings(index_dir=tmp_path / "index", model="fake"), [("default", ("doc", "guide"))]) == (
         "Collections: default. Doc types: doc, guide.")
+
+
+def test_get_document_takes_a_pdf_page_label_or_its_number(tmp_path: Path) -> None:
+    from tests.unit.test_pdf_page_labels import labelled_pdf
+
+    books = tmp_path / "books"
+    books.mkdir()
+    (books / "kiln.pdf").write_bytes(labelled_pdf())
+
+    async def main() -> None:
+        async with serving(tmp_path, [books], documents=1) as c:
+            by_label = await ok(c, "get_document", path="kiln.pdf", page="A-1")
+            assert by_label["text"].strip() == "Appendix: glaze recipes with cobalt oxide."
+            by_number = await ok(c, "get_document", path="kiln.pdf", page=2)
+            assert by_number["text"].strip() == "Conventions used in the margins."
+            assert (await error(c, "get_document", path="kiln.pdf", page="iv")).startswith(
+                "kiln.pdf has no page labelled 'iv' with indexed text; its labels: i (PDF page 1)")
+
+    anyio.run(main)

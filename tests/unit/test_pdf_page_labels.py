@@ -6,9 +6,11 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
+import pytest
 from pypdf import PdfReader, PdfWriter
 from reportlab.pdfgen import canvas
 
+from docshelf.errors import InvalidRequest, NotFound
 from docshelf.interfaces.output import citation
 from docshelf.pipeline.parsers import default_registry
 from docshelf.requests import DocumentRequest
@@ -70,3 +72,42 @@ def test_a_pdf_without_labels_cites_its_page_number_as_before(shelf, tmp_path: P
     hit = shelf.search("impeller seal", mode="keyword").hits[0]
     assert (hit.page_label, citation(hit)) == (None, "manual.pdf › Maintenance (p. 3)")
     assert "page_labels" not in default_registry().parse(docs / "manual.pdf", make_manual_with_outline()).metadata
+
+
+def test_get_takes_the_label_a_citation_shows_as_well_as_the_pdf_page(shelf, tmp_path: Path) -> None:
+    """A reader told 'p. A-1, PDF page 5' may ask for either; a number is always the PDF page."""
+    docs = tmp_path / "books"
+    docs.mkdir()
+    (docs / "kiln.pdf").write_bytes(labelled_pdf())
+    shelf.index([docs])
+    appendix, margins = "Appendix: glaze recipes with cobalt oxide.", "Conventions used in the margins."
+    for page, text, number in (("ii", margins, 2), ("A-1", appendix, 5), ("a-1", appendix, 5), ("2", margins, 2)):
+        doc = shelf.get_document(DocumentRequest(path="kiln.pdf", page=page))
+        assert (doc.text.strip(), doc.pages) == (text, (number,)), page
+    with pytest.raises(NotFound, match=r"kiln.pdf has no page labelled 'iv' with indexed text; its labels: "
+                                       r"i \(PDF page 1\), ii \(PDF page 2\), 1 \(PDF page 3\), 2 \(PDF page 4\), "
+                                       r"A-1 \(PDF page 5\); or pass the page number"):
+        shelf.get_document(DocumentRequest(path="kiln.pdf", page="iv"))
+
+
+def test_a_page_label_in_a_pdf_without_labels_says_to_pass_the_number(shelf, tmp_path: Path) -> None:
+    from tests.unit.test_parsers import make_manual_with_outline
+
+    docs = tmp_path / "office"
+    docs.mkdir()
+    (docs / "manual.pdf").write_bytes(make_manual_with_outline())
+    shelf.index([docs])
+    with pytest.raises(NotFound, match="manual.pdf has no page labels .*; pass the page number"):
+        shelf.get_document(DocumentRequest(path="manual.pdf", page="iv"))
+
+
+@pytest.mark.parametrize(("page", "expected"), [("iv", (None, "iv")), (" A-1 ", (None, "A-1")), ("4", (4, None)),
+                                                (4, (4, None)), ("", (None, None))])
+def test_the_request_reads_a_page_that_is_not_a_number_as_its_label(page, expected) -> None:
+    request = DocumentRequest(path="kiln.pdf", page=page)
+    assert (request.page, request.page_label) == expected
+
+
+def test_a_page_number_below_one_is_still_refused() -> None:
+    with pytest.raises(InvalidRequest, match="page"):
+        DocumentRequest(path="kiln.pdf", page="0")

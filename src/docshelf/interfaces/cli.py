@@ -214,7 +214,7 @@ FLAGS = {
     "query": "QUERY", "k": "-k", "mode": "--mode", "collections": "--collection", "doc_types": "--type",
     "tags_any": "--tag", "tags_all": "--all-tag", "fields": "--field", "path_prefix": "--path", "path_glob": "--glob",
     "date_from": "--from", "date_to": "--to", "min_score": "--min-score", "linked_to": "--linked-to", "path": "PATH", "lines": "--lines",
-    "page": "--page", "section": "--section", "limit": "--limit", "cursor": "--cursor", "collection": "--collection",
+    "page": "--page", "page_label": "--page", "section": "--section", "limit": "--limit", "cursor": "--cursor", "collection": "--collection",
 }
 
 
@@ -258,7 +258,7 @@ def status(as_json: Annotated[bool, typer.Option("--json", help="Print as JSON."
 def get(
     path: Annotated[str, typer.Argument(help="Document path as shown in search results.")],
     lines: Annotated[Optional[str], typer.Option("--lines", help="Line range START-END (e.g. 10-40) or one line (12); LINE:FIRST-LAST reads characters of one long line (1:2001-4000), as a hit there cites them.")] = None,
-    page: Annotated[Optional[int], typer.Option("--page", help="PDF page.")] = None,
+    page: Annotated[Optional[str], typer.Option("--page", help="PDF page: its number (4) or the label printed on it (iv), as a citation shows.")] = None,
     section: Annotated[Optional[str], typer.Option("--section", help="Heading to extract (case and markup ignored).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print as JSON.")] = False,
 ) -> None:

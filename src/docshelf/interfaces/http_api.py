@@ -308,7 +308,7 @@ def create_app(
     def get_document(
         ref: str,
         lines: Annotated[Optional[str], Query(description=DocumentRequest.describe("lines"))] = None,
-        page: Annotated[Optional[int], Query(description=DocumentRequest.describe("page"))] = None,
+        page: Annotated[Optional[str], Query(description=DocumentRequest.describe("page"))] = None,
         section: Annotated[Optional[str], Query(description=DocumentRequest.describe("section"))] = None,
         max_chars: Annotated[int, Query(description=DocumentRequest.describe("max_chars"))] = DEFAULT_DOCUMENT_CHARS,
     ) -> Any:

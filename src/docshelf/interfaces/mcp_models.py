@@ -17,7 +17,7 @@ class SearchHitOut(BaseModel):
     page: Optional[int] = Field(None, description="PDF page (1-based), when known.")
     page_label: Optional[str] = Field(None, description=(
         "The page number printed on that PDF page when it differs from its position ('iv', 'A-1'): quote this; "
-        "get_document(page=...) takes the 1-based page."))
+        "get_document(page=...) takes the label or the 1-based page."))
     start_line: Optional[int] = Field(None, description="First source line (1-based), when known.")
     end_line: Optional[int] = Field(None, description="Last source line (inclusive), when known.")
     start_col: Optional[int] = Field(None, description=(

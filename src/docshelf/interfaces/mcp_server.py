@@ -18,7 +18,7 @@ import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import datetime, timezone
-from typing import Annotated, Any, Callable, Literal, Optional, TypeVar
+from typing import Annotated, Any, Callable, Literal, Optional, TypeVar, Union
 from urllib.parse import quote
 
 from mcp.server.lowlevel.server import NotificationOptions
@@ -332,7 +332,7 @@ def build_server(runtime: ServerRuntime, *, response_chars: int = DEFAULT_RESPON
         path: arg(DocumentRequest, "path", Optional[str]) = None,
         doc_id: arg(DocumentRequest, "doc_id", Optional[str]) = None,
         lines: arg(DocumentRequest, "lines", Optional[str]) = None,
-        page: arg(DocumentRequest, "page", Optional[int]) = None,
+        page: arg(DocumentRequest, "page", Optional[Union[int, str]]) = None,
         section: arg(DocumentRequest, "section", Optional[str]) = None,
         max_chars: arg(DocumentRequest, "max_chars", int) = response_chars,
     ) -> DocumentOut:
