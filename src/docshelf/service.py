@@ -545,8 +545,6 @@ class Docshelf:
     def hit_urls(self, hits: Sequence[Any]) -> dict[str, str]:
         """Where a reader can open each hit's source on the web (chunk id → URL): the path when it
         is a URL (pushed records), else a ``url`` field in the document's metadata."""
-        import json
-
         meta = {c.id: c.metadata_json for c in self.store.get_chunks([h.chunk_id for h in hits])} if hits else {}
         out: dict[str, str] = {}
         for h in hits:
@@ -677,8 +675,6 @@ class Docshelf:
     def _cite_page_labels(self, result: SearchResult) -> SearchResult:
         """A PDF hit on a labelled page also cites the label a reader sees ("p. iv, PDF page 4"):
         the chunk stores it (``indexer.make_chunks``); a search reads it for PDF hits only."""
-        import json
-
         wanted = [h.chunk_id for h in result.hits if h.page is not None and h.path.lower().endswith(".pdf")]
         if not wanted:
             return result
