@@ -217,3 +217,35 @@ def test_a_lead_in_the_query_names_keeps_the_citation(drf, query, page, lead_in,
     before = without.search(query, max_per_doc=1).hits[0]
     assert (before.path, before.heading_path) == (page, (*lead_in, subsection)), before.heading_path
     assert (top.path, top.heading_path) == (page, lead_in), top.heading_path
+
+
+HATCH_PAGES = ("install.md", "config/dependency.md", "tutorials/python/manage.md")  # set J: MkDocs Material source
+MATCHED_WORD_CASES = (
+    # a typo'd question naming the tool: "pip" (its own section mentions pipx) is not "pipx"
+    ("instal hatch with pipx", "install.md", ("Installation", "pipx")),
+    # "3.12" is a version in a sentence, not a pasted message: the verbatim-run rule stays out
+    ("how do I install a Python 3.12 distribution with hatch and put it on my PATH", "manage.md",
+     ("Managing Python distributions", "Installation")),
+)
+
+
+@pytest.fixture(scope="module")
+def hatch(tmp_path_factory):
+    from docshelf.config import Settings
+    from docshelf.service import Docshelf
+
+    docs = tmp_path_factory.mktemp("hatch")
+    for page in HATCH_PAGES:
+        shutil.copyfile(DOCSETS / "hatch" / "docs" / page, docs / Path(page).name)
+    shelf = Docshelf(Settings(index_dir=tmp_path_factory.mktemp("index")))
+    assert shelf.index([docs]).failed == {}
+    return shelf
+
+
+@pytest.mark.parametrize(("query", "page", "section"), MATCHED_WORD_CASES)
+def test_the_section_a_question_names_by_its_words_as_read(hatch, query, page, section):
+    """Which words the question and a heading share, read as the keyword side reads them
+    (``fuse.names_word``; ``phrase.looks_pasted``): before, the top hit cited the neighbouring
+    section ("pip", "Listing distributions")."""
+    top = hatch.searcher.search(query, max_per_doc=1).hits[0]
+    assert (top.path, top.heading_path) == (page, section), top.heading_path

@@ -35,13 +35,17 @@ def test_phrase_share_needs_a_run_of_min_run_content_words():
 
 
 @pytest.mark.parametrize("query", [OUTPUT, "Hero: None printed after .first()", "sqlmodel_update",
-                                   "KeyError from config('ENVIRONMENT')", "{'name': ['Missing data']}"])
+                                   "KeyError from config('ENVIRONMENT')", "{'name': ['Missing data']}",
+                                   "request.json is empty", "CRF01_1b2k", "python3.12 not found"])
 def test_pasted_queries_are_recognised(query):
     assert looks_pasted(query)
 
 
 @pytest.mark.parametrize("query", ["how do I update a hero", "self nesting recusive schema", "404 Hero not found",
-                                   "why doesn't the test client use my event loop"])
+                                   "why doesn't the test client use my event loop",
+                                   # a version or a decimal in a sentence (set J's j09), also at its end
+                                   "how do I install a Python 3.12 distribution with hatch", "upgrade to 3.12.7.",
+                                   "why is 1.2 - 1.0 not exactly 0.2"])
 def test_sentences_are_not(query):
     assert not looks_pasted(query)
 

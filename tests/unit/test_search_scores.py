@@ -245,6 +245,37 @@ def test_heading_share_counts_the_own_heading_words_a_query_term_matches():
     assert heading_share((), "Installation", ("Installation", "Installing")) == 0.0
 
 
+def test_two_short_words_name_each_other_only_when_equal_or_plural():
+    """Set J's ``instal hatch with pipx``: the "pip" section (which mentions pipx) took the citation
+    from "pipx", since a 4-letter query term started with the 3-letter heading word."""
+    from docshelf.search.fuse import heading_share, names_word
+    from docshelf.search.highlight import term_stems
+
+    stems = term_stems("instal hatch with pipx")
+    assert heading_share(stems, "Installation", ("Installation", "pip")) == 0.0
+    assert heading_share(stems, "Installation", ("Installation", "pipx")) == 1.0
+    assert not names_word("pip", "pipe") and not names_word("pipx", "pip")
+    assert names_word("app", "apps") and names_word("apps", "app") and names_word("tag", "tag")
+    assert names_word("env", "environme")  # a short word inside a long one is still named (an abbreviation)
+    assert names_word("environment", "env") and names_word("enabling", "enabl")
+
+
+def test_a_heading_word_of_the_same_root_as_a_query_term_is_named():
+    """Set J's ``compatable release operater ~=``: the keyword side matched the misspelt word
+    (Snowball: ``compat``), the prefix did not, and the "Operators" table that links to
+    "Compatible release" took the citation."""
+    from docshelf.search.fuse import heading_share, word_root
+    from docshelf.search.highlight import query_terms, term_stems
+
+    query = "compatable release operator"
+    path = ("Dependency configuration", "Version specifiers", "Compatible release")
+    roots = frozenset(word_root(t) for t in query_terms(query))
+    assert heading_share(term_stems(query), "Dependency configuration", path) == 0.5
+    assert heading_share(term_stems(query), "Dependency configuration", path, roots) == 1.0
+    assert heading_share(term_stems("name"), "Advanced", ("Advanced", "Matrix", "Naming"),
+                         frozenset({word_root("name")})) == 1.0
+
+
 def test_named_sections_first_trades_scores_within_a_page_only():
     from docshelf.search.fuse import named_sections_first
 

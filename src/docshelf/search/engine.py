@@ -43,8 +43,8 @@ from .citing import cite_what_the_query_names
 from .diversity import Group, diversify, diversify_settled
 from .fuse import (FusionParams, bm25_to_unit, cosine_to_unit, dense_weight, exact_bonus, fuse_hybrid, heading_is_named,
                    heading_share, included_paths, is_changelog, is_summary_heading, named_sections_first,
-                   opens_subsection, short_prior, subsection_after_lead_in, within_page_ties)
-from .highlight import after_no, highlight_spans, term_stems
+                   opens_subsection, short_prior, subsection_after_lead_in, within_page_ties, word_root)
+from .highlight import after_no, highlight_spans, query_terms, term_stems
 from .phrase import content_count, looks_pasted, phrase_share, query_words, reads_as_code
 from .rerank import Reranker
 from .typos import ProbeMemo, TypoParams, absent_versioned, check_words, corrected_query
@@ -386,11 +386,13 @@ class Searcher:
         pages = {i: (chunks[i].root, chunks[i].path) for i in fused}
         if params.section_band > 0:  # near ties within a page: the section holding most query words first
             ranked = within_page_ties(ranked, pages, lex, params.section_band)
-        stems = term_stems(corrected_query(query, fixes) if fixes else query)
+        meant = corrected_query(query, fixes) if fixes else query
+        stems = term_stems(meant)
         if params.heading_band > 0 and (params.heading_weight > 0 or params.summary_penalty > 0):
+            roots = frozenset(word_root(t) for t in query_terms(meant))
             # then the section whose own heading the query names, and a page's recap after what it sums up
             ranked = named_sections_first(
-                ranked, pages, lambda i: heading_share(stems, chunks[i].title, chunks[i].heading_path),
+                ranked, pages, lambda i: heading_share(stems, chunks[i].title, chunks[i].heading_path, roots),
                 params.heading_band, params.heading_weight,
                 lambda i: is_summary_heading(chunks[i].heading_path), params.summary_penalty,
             )

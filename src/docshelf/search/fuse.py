@@ -350,13 +350,38 @@ def own_heading_words(title: str, heading_path: tuple[str, ...]) -> tuple[str, .
     )
 
 
-def heading_share(stems: Sequence[str], title: str, heading_path: tuple[str, ...]) -> float:
-    """Share of a section's own heading words (``own_heading_words``) that a query term matches
-    (``stems``: ``highlight.term_stems`` of the query; a stem and a word match when one starts the other)."""
+def names_word(word: str, stem: str) -> bool:
+    """Whether a query term's matching prefix (``stem``: ``highlight.term_stems``) names a heading
+    ``word``: one starts the other, but two short words (4 letters or fewer, which the prefix
+    never cuts) only when equal or one is the other's plural: ``pip`` is not ``pipx``, nor
+    ``pipe`` (a tool's name, one letter apart, is another tool), while ``app`` is ``apps`` and
+    ``env`` is still named by ``environment``."""
+    if len(word) <= 4 and len(stem) <= 4 and word != stem:
+        return word + "s" == stem or stem + "s" == word
+    return word.startswith(stem) or stem.startswith(_stem(word))
+
+
+@lru_cache(maxsize=8192)  # once per heading word
+def word_root(word: str) -> str:
+    """A word's root as the keyword index reads it (the Snowball stemmer: ``compatable`` and
+    ``compatible`` → ``compat``, ``naming`` and ``name`` → ``name``)."""
+    from ..stores.lexical import stem
+
+    return stem(word)
+
+
+def heading_share(
+    stems: Sequence[str], title: str, heading_path: tuple[str, ...], roots: frozenset[str] = frozenset()
+) -> float:
+    """Share of a section's own heading words (``own_heading_words``) that a query term names
+    (``stems``: ``highlight.term_stems`` of the query, matched by ``names_word``; ``roots``: the
+    query terms' ``word_root``, when given, also name a word of the same root: the keyword side
+    matched them, a misspelt ``compatable`` included)."""
     words = own_heading_words(title, heading_path)
     if not words or not stems:
         return 0.0
-    return sum(1 for w in words if any(w.startswith(s) or s.startswith(_stem(w)) for s in stems)) / len(words)
+    return sum(1 for w in words
+               if any(names_word(w, s) for s in stems) or (roots and word_root(w) in roots)) / len(words)
 
 
 _SUMMARY = re.compile(

@@ -26,13 +26,14 @@ def query_words(query: str) -> tuple[str, ...]:
     return tuple(_TOKEN.findall(query.lower()))
 
 
-_PASTED = re.compile(r"[=:\"(){}\[\]<>]|(?<![A-Za-z])'|'(?![A-Za-z])|\w[._]\w")
+_PASTED = re.compile(r"[=:\"(){}\[\]<>]|(?<![A-Za-z])'|'(?![A-Za-z])|(?<![\w.])(?!\d+(?:\.\d+)+\.?(?![\w.]))[\w.]*\w[._]\w")
 
 
 def looks_pasted(query: str) -> bool:
     """Whether the query carries the punctuation of code or program output (``=``, ``:``,
     quotes, brackets, ``a.b`` / ``a_b`` names) rather than only a sentence's words (an
-    apostrophe inside a word, ``doesn't``, is a sentence's)."""
+    apostrophe inside a word, ``doesn't``, is a sentence's, and so is a version number:
+    ``Python 3.12``)."""
     return _PASTED.search(query) is not None
 
 
