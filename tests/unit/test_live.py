@@ -159,6 +159,49 @@ def test_docshelf_watch_indexes_then_follows_changes_until_interrupted(write, tm
     assert reader[0].roots == [docs.resolve()]
 
 
+def test_docshelf_watch_ends_without_the_interpreter_teardown_after_ctrl_c(write, tmp_path):
+    """Ctrl-C must end ``watch`` at once: the interpreter's teardown (a full garbage collection over
+    LanceDB, pyarrow and numpy) held the exit for seconds on a loaded machine. A ``__main__`` object
+    whose finaliser sleeps 60 s stands in for a slow teardown: only a process that skips it ends fast."""
+    docs, index_dir = tmp_path / "docs", tmp_path / "index"
+    write(docs, "a.md", "# A\n\nthe margay guide")
+    (tmp_path / "none.toml").write_text("")
+    env = {
+        **os.environ, "DOCSHELF_MODEL": "fake", "DOCSHELF_INDEX_DIR": str(index_dir),
+        "DOCSHELF_LOG_FILE": str(tmp_path / "watch.log"), "DOCSHELF_CONFIG": str(tmp_path / "none.toml"),
+    }
+    slow_teardown = (
+        "import sys, time\n"
+        "class SlowTeardown:\n    def __del__(self):\n        time.sleep(60)\n"
+        "held = SlowTeardown()\n"
+        "from docshelf.interfaces.cli import main\n"
+        "main(sys.argv[1:])\n"
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-c", slow_teardown, "watch", str(docs)], env=env, cwd=tmp_path,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    try:
+        reader: list[Docshelf] = []
+
+        def finds(word: str) -> bool:
+            if not (index_dir / "manifest.json").exists():
+                return False
+            if not reader:
+                reader.append(Docshelf(Settings(index_dir=index_dir), embedder=FakeEmbedder()))
+            return found(reader[0], word) == {"a.md"}
+
+        assert wait_until(lambda: finds("margay"), timeout=90)
+        proc.send_signal(signal.SIGINT)
+        _, stderr = proc.communicate(timeout=30)  # the writer gets 5 s to stop; the teardown took 60 s
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 0, stderr
+    assert "watching" in stderr and "Traceback" not in stderr
+
+
 def test_the_watcher_logs_the_frontmatter_warnings_index_prints_once_per_change(write, tmp_path, fake_embedder,
                                                                                   caplog):
     """A note edited under ``docshelf watch`` with broken YAML or an ambiguous date says so, as ``index`` does."""

@@ -56,7 +56,15 @@ def watch(
         signal.signal(signal.SIGTERM, previous)
         stop.set()
         queries.join(5.0)
-        loop.stop()
+        stopped = loop.stop()
+    if stopped and not queries.is_alive():
+        # Every write is committed and the lock released: end now. The interpreter's teardown
+        # (a full garbage collection over LanceDB, pyarrow, numpy and their native runtimes)
+        # was most of the time from Ctrl-C to exit, seconds on a loaded machine
+        # (benchmarks/README.md, "Ctrl-C under `docshelf watch`").
+        from .cli_entry import leave
+
+        leave(0)
 
 
 def _answer_searches(shelf, config, stop: threading.Event) -> threading.Thread:
