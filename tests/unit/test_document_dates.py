@@ -155,6 +155,12 @@ def test_a_word_or_pdf_file_is_dated_by_its_last_save_and_damaged_dates_fail_not
     ("date: 2024-02-01\nupdated: 2024-03-05", {"date": "2024-02-01"}),  # the date the author stated wins
     ("date:\nupdated: 2024-03-05", {"date": "2024-03-05"}),  # an empty template key is no date
     ("updated: someday\ncreated: 2024-03-05", {"date_raw": "someday"}),  # kept as written, not passed over
+    # keys as people write them: capitals, spaces, hyphens, Obsidian templates' "date created"
+    ("Created: 2024-03-05", {"date": "2024-03-05"}),
+    ("Date: 2024-03-05", {"date": "2024-03-05"}),
+    ("Last Modified: 2024-03-05\ncreated: 2023-01-01", {"date": "2024-03-05"}),
+    ("last-modified: 2024-03-05", {"date": "2024-03-05"}),
+    ("date created: 2023-01-01\ndate modified: 2024-03-05", {"date": "2024-03-05"}),
 ])
 def test_a_note_without_date_is_dated_by_its_last_change_then_its_creation(tmp_path: Path, frontmatter: str,
                                                                            expected: dict[str, str]) -> None:

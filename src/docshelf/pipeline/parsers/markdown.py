@@ -150,9 +150,16 @@ def frontmatter_metadata(raw: str) -> dict[str, Any]:
 
 def _frontmatter_date(data: dict[Any, Any]) -> dict[str, str]:
     """The note's ``date`` from the first date key present (``FRONTMATTER_DATE_KEYS``: ``date``,
-    then the last change, then ``created``), or ``date_raw`` when that value cannot be read."""
+    then the last change, then ``created``), or ``date_raw`` when that value cannot be read. Keys
+    are matched as people write them: ``Created``, ``Last Modified``, ``last-modified`` and
+    Obsidian templates' ``date modified`` / ``date created`` all count."""
+    keys: dict[str, Any] = {}
+    for raw_key, raw_value in data.items():
+        key = "_".join(str(raw_key).lower().replace("-", " ").split())
+        key = {"date_modified": "modified", "date_created": "created", "date_updated": "updated"}.get(key, key)
+        keys.setdefault(key, raw_value)  # two spellings of one key: the first written wins
     for key in FRONTMATTER_DATE_KEYS:
-        value = data.get(key)
+        value = keys.get(key)
         if value is None or (isinstance(value, str) and not value.strip()):
             continue  # an empty key (a template's ``date:``) is no date
         iso = normalize_date(value)
