@@ -11,7 +11,6 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from ...dates import document_day
 from ...errors import ParseError
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f]")
@@ -51,12 +50,6 @@ def _decode_damaged(data: bytes) -> str:
     if sequences and sequences >= text.count("\ufffd"):
         return text
     return data.decode("latin-1")
-
-
-def normalize_date(value: Any) -> str | None:
-    """A date, datetime or date-like string → ``YYYY-MM-DD``; None when unreadable or ambiguous
-    (``dates.document_day``: the one rule for a document's own date, whatever its format)."""
-    return document_day(value)
 
 
 def _roman(n: int) -> str:

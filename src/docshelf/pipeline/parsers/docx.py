@@ -18,10 +18,10 @@ from docx.opc.exceptions import PackageNotFoundError
 from docx.table import Table
 from docx.text.paragraph import Paragraph
 
-from ...dates import changed_day
+from ...dates import changed_day, document_day
 from ...errors import ParseError
 from ...models import Block, ParseContext, ParsedDocument
-from ._common import HeadingStack, collapse, list_number, normalize_date, split_tags
+from ._common import HeadingStack, collapse, list_number, split_tags
 
 MAX_UNPACKED_BYTES = 100_000_000
 """Most a DOCX may unpack to. python-docx inflates parts fully into memory, so a zip bomb
@@ -198,7 +198,7 @@ def _metadata(document: Any) -> tuple[dict[str, Any], str]:
 def _property(props: Any, name: str) -> str | None:
     """A core-property date as ``YYYY-MM-DD``; a damaged one reads as absent, never fails the file."""
     try:
-        return normalize_date(getattr(props, name))
+        return document_day(getattr(props, name))
     except Exception:  # noqa: BLE001 - python-docx raises several kinds on a malformed core.xml
         return None
 

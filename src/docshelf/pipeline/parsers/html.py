@@ -24,9 +24,10 @@ from typing import Any
 from bs4 import BeautifulSoup, Comment, NavigableString, Tag
 from bs4.element import Declaration, Doctype, ProcessingInstruction
 
+from ...dates import document_day
 from ...errors import ParseError
 from ...models import Block, BlockKind, ParseContext, ParsedDocument
-from ._common import HeadingStack, collapse, list_number, normalize_date, split_tags
+from ._common import HeadingStack, collapse, list_number, split_tags
 
 class _DammitToDebug(logging.Filter):
     """bs4 logs a WARNING for every undecodable byte run; that would reach the terminal."""
@@ -295,7 +296,7 @@ def _meta(soup: BeautifulSoup) -> dict[str, Any]:
         elif key in ("description", "og:description") and "description" not in meta:
             meta["description"] = content
         elif key in ("date", "dc.date", "article:published_time") and "date" not in meta:
-            iso = normalize_date(content)
+            iso = document_day(content)
             if iso:
                 meta["date"] = iso
     html = soup.find("html")

@@ -18,9 +18,9 @@ import yaml
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
-from ...dates import FRONTMATTER_DATE_KEYS
+from ...dates import FRONTMATTER_DATE_KEYS, document_day
 from ...models import Block, BlockKind, ParseContext, ParsedDocument
-from ._common import HeadingStack, as_str_list, decode_text, normalize_date, split_tags, unique
+from ._common import HeadingStack, as_str_list, decode_text, split_tags, unique
 from .includes import Includes
 from .inline_html import strip_html, terminal_text
 from .sitemarkup import normalize_markup, strip_heading_attrs
@@ -55,7 +55,7 @@ def split_frontmatter(text: str) -> tuple[str | None, int]:
 
 def _scalar(value: Any) -> Any:
     if isinstance(value, (dt.date, dt.datetime)):
-        return normalize_date(value)
+        return document_day(value)
     return value
 
 
@@ -162,7 +162,7 @@ def _frontmatter_date(data: dict[Any, Any]) -> dict[str, str]:
         value = keys.get(key)
         if value is None or (isinstance(value, str) and not value.strip()):
             continue  # an empty key (a template's ``date:``) is no date
-        iso = normalize_date(value)
+        iso = document_day(value)
         return {"date": iso} if iso else {"date_raw": str(value)}
     return {}
 

@@ -21,10 +21,10 @@ from typing import Any
 from pypdf import PdfReader
 from pypdf.errors import DependencyError, FileNotDecryptedError, PdfReadError
 
-from ...dates import changed_day, iso_day_or_none
+from ...dates import changed_day, document_day, iso_day_or_none
 from ...errors import ParseError
 from ...models import Block, ParseContext, ParsedDocument
-from ._common import HeadingStack, normalize_date, split_tags
+from ._common import HeadingStack, split_tags
 
 logger = logging.getLogger(__name__)
 
@@ -175,7 +175,7 @@ def _info_day(info: Any, key: str) -> str | None:
         return None
     if m := _PDF_DATE.match(text):
         return iso_day_or_none(f"{m.group(1)}-{m.group(2)}-{m.group(3)}")  # None for month 00 or day 31 Feb
-    return normalize_date(text) if text else None
+    return document_day(text) if text else None
 
 
 def _page_labels(reader: PdfReader, count: int) -> dict[int, str]:
