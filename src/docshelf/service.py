@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import json
 import logging
+import os
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -728,15 +729,17 @@ class Docshelf:
         )
 
     def find_document(self, path: str, root: str | None = None) -> DocumentRecord:
-        """The record for a root-relative path (or an absolute path under a root)."""
+        """The record for a root-relative path, else for the file the path names on disk (absolute,
+        or relative to the current folder: ``docs/api.rst`` run beside ``docs/``)."""
         wanted = path.strip()
         relative = wanted.lstrip("/")
         records = self.store.records()
         for r in records:
             if r.path == relative and (root is None or r.root == root):
                 return r
+        on_disk = _on_disk(wanted)
         for r in records:
-            if str(Path(r.root) / r.path) == wanted:
+            if (root is None or r.root == root) and Path(r.root, r.path) in on_disk:
                 return r
         raise NotFound(f"no indexed document at {relative!r}; `docshelf status` or list_documents shows what is indexed")
 
@@ -924,6 +927,18 @@ def _existing(roots: Sequence[Path], warnings: list[str]) -> list[Path]:
             warnings.append(f"{root} no longer exists; skipped (`docshelf roots remove {root}` forgets it "
                             "and its documents)")
     return [r for r in roots if r.exists()]
+
+
+def _on_disk(path: str) -> set[Path]:
+    """The absolute paths ``path`` may name: as written against the current folder, and with
+    links resolved (roots are stored resolved). Empty for a pushed source such as a URL."""
+    if not path or "://" in path:
+        return set()
+    try:
+        given = Path(path).expanduser()
+        return {Path(os.path.abspath(given)), given.resolve()}
+    except (OSError, RuntimeError, ValueError):  # a link loop, a NUL byte: names no indexed file
+        return set()
 
 
 def _from_root(record: DocumentRecord, root: str) -> bool:
