@@ -413,6 +413,73 @@ def test_myst_directives_and_mkdocstrings(tmp_path: Path) -> None:
     ]
 
 
+def test_myst_targets_may_hold_spaces(tmp_path: Path) -> None:
+    """pip's pages put ``(SSL Certificate Verification)=`` above their title; Sphinx takes any
+    label text, so such a line is a target like ``(config-file)=``, never a paragraph."""
+    doc = parse(tmp_path / "certs.md", (
+        "(SSL Certificate Verification)=\n\n# HTTPS Certificates\n\n(vcs support)=\n\nText (see below)=\n"
+    ))
+    assert blocks(doc) == [
+        ("heading", "# HTTPS Certificates", ("HTTPS Certificates",), 3, 3),
+        ("paragraph", "Text (see below)=", ("HTTPS Certificates",), 7, 7),
+    ]
+
+
+def test_myst_version_directives_and_admonitions_read_as_sphinx_renders_them(tmp_path: Path) -> None:
+    """``{versionchanged} 23.3`` is "Changed in version 23.3:" (the version was lost: the block
+    read "Versionchanged:"), ``{seealso}`` is "See also:", and a directive without arguments
+    reads text on its first line as content, as reST's ``.. note:: Text`` does."""
+    doc = parse(tmp_path / "caching.md", (
+        "# Caching\n\n"
+        "```{versionadded} 6.0\n\n```\n\n"
+        "```{versionchanged} 23.3\nA new cache format.\n```\n\n"
+        ":::{deprecated} 8.5.0 Use a temporary directory.\n:::\n\n"
+        "```{seealso}\nThe pip config command.\n```\n\n"
+        "```{note} Tokens expire.\n```\n"
+    ))
+    assert [b.text for b in doc.blocks][1:] == [
+        "New in version 6.0:",
+        "Changed in version 23.3:\nA new cache format.",
+        "Deprecated since version 8.5.0: Use a temporary directory.",
+        "See also:\nThe pip config command.",
+        "Note: Tokens expire.",
+    ]
+
+
+def test_myst_tab_keeps_its_title(tmp_path: Path) -> None:
+    """sphinx-inline-tabs' ``{tab} Linux`` names the platform its content is for; it read
+    "Tab:" and the name was lost."""
+    doc = parse(tmp_path / "cache.md", (
+        "# Default paths\n\n````{tab} Linux\n```\n~/.cache/pip\n```\n````\n\n"
+        "```{tab} MacOS\n~/Library/Caches/pip\n```\n"
+    ))
+    assert [(b.kind, b.text) for b in doc.blocks][1:] == [
+        ("paragraph", "Linux:"),
+        ("code", "```\n~/.cache/pip\n```"),
+        ("paragraph", "MacOS:\n~/Library/Caches/pip"),
+    ]
+
+
+def test_myst_definition_lists_lose_their_markers(tmp_path: Path) -> None:
+    """MyST's ``deflist``: ``Term`` then ``: definition`` (a blank line between is allowed).
+    The ``:`` markers stayed in the text; the term now reads "Term:" above its definition.
+    A ``:`` line under a paragraph of several lines, or inside code, is left alone."""
+    doc = parse(tmp_path / "config.md", (
+        "# Location\n\n"
+        "Global\n: In a \"pip\" subdirectory of `XDG_CONFIG_DIRS`.\n: Then /etc/pip.conf.\n\n"
+        "**needs rebase or merge**\n\n: marks PRs that have merge conflicts\n\n"
+        "Two lines\nof prose\n: stays\n\n"
+        "```\nkey\n: value\n```\n"
+    ))
+    assert [(b.text, b.start_line, b.end_line) for b in doc.blocks][1:] == [
+        ("Global:\nIn a \"pip\" subdirectory of `XDG_CONFIG_DIRS`.\nThen /etc/pip.conf.", 3, 5),
+        ("**needs rebase or merge**:", 7, 7),
+        ("marks PRs that have merge conflicts", 9, 9),
+        ("Two lines\nof prose\n: stays", 11, 13),
+        ("```\nkey\n: value\n```", 15, 18),
+    ]
+
+
 def test_mkdocs_click_directive_is_dropped_with_its_options(tmp_path: Path) -> None:
     """``::: mkdocs-click`` (hatch's CLI page) is filled in at build time; its option lines
     are no prose, and a hyphenated directive name must not read as a ``:::`` admonition."""
