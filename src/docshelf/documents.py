@@ -251,9 +251,23 @@ def select(
     return chosen
 
 
-def reassemble(chunks: Sequence[Chunk]) -> str:
+def section_depth(heading_path: Sequence[str], section: str) -> int:
+    """Where in ``heading_path`` the asked ``section`` heading sits (0 = the page title), so a
+    section read starts at its own heading, not at the first subsection that holds text."""
+    wanted = [heading_key(part) for part in _PATH_SEP.split(section) if heading_key(part)] or [heading_key(section)]
+    keys = [heading_key(h) for h in heading_path]
+    n = len(wanted)
+    found = next((i for i in range(len(keys) - n + 1) if keys[i : i + n] == wanted), None)
+    return max(len(keys) - 1, 0) if found is None else found + n - 1
+
+
+def reassemble(chunks: Sequence[Chunk], first_depth: int | None = None) -> str:
     """Join chunk bodies in order, dropping the text each chunk repeats from the one before.
 
+    Each chunk is preceded by the headings it enters: those of its heading path not shared with
+    the chunk before, so a heading with no text of its own (a page title right above its first
+    section) is printed too. The first chunk prints its path from ``first_depth`` (0 for a whole
+    document, which then starts at its title); None prints only its own heading (a page or lines).
     A chunk that continues the previous one's last line (a long paragraph cut in two)
     is joined with a space, not a blank line.
     """
@@ -264,8 +278,16 @@ def reassemble(chunks: Sequence[Chunk]) -> str:
         adjacent = previous is not None and previous.chunk_index == c.chunk_index - 1
         if c.overlap and adjacent:
             body = body[c.overlap :]
-        if c.heading_path and (previous is None or c.heading_path != previous.heading_path):
-            parts.append("#" * min(len(c.heading_path), 6) + " " + c.heading_path[-1])
+        path = c.heading_path
+        if path and (previous is None or path != previous.heading_path):
+            if previous is None:
+                start = len(path) - 1 if first_depth is None else first_depth
+            else:
+                shared = next((i for i, (a, b) in enumerate(zip(path, previous.heading_path)) if a != b),
+                              min(len(path), len(previous.heading_path)))
+                start = shared
+            for depth in range(min(max(start, 0), len(path) - 1), len(path)):
+                parts.append("#" * min(depth + 1, 6) + " " + path[depth])
         elif adjacent and parts and previous.end_line is not None and previous.end_line == c.start_line:
             parts[-1] = parts[-1] + " " + body
             previous = c
@@ -311,6 +333,6 @@ def resolve_note(records: Sequence[DocumentRecord], name: str) -> DocumentRecord
 
 
 __all__ = [
-    "cut_columns", "cut_lines", "heading_key", "line_columns", "reading_lines", "reassemble", "resolve_note", "sections",
-    "select", "select_lines", "source_lines",
+    "cut_columns", "cut_lines", "heading_key", "line_columns", "reading_lines", "reassemble", "resolve_note",
+    "section_depth", "sections", "select", "select_lines", "source_lines",
 ]

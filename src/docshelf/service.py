@@ -20,7 +20,7 @@ from typing import Any
 from . import allocator
 from .config import Settings
 from .documents import (
-    cut_columns, cut_lines, page_for_label, reassemble, resolve_note, select, select_lines, source_lines,
+    cut_columns, cut_lines, page_for_label, reassemble, resolve_note, section_depth, select, select_lines, source_lines,
 )
 from .errors import ConfigError, EmbedderMismatch, IndexLocked, IndexNotFound, InvalidRequest, NotFound, StoreError
 from .models import Chunk, DocumentRecord, IndexReport, SearchResult, doc_id
@@ -780,7 +780,13 @@ class Docshelf:
             else:
                 selected = select_lines(record, selected, span)
         if exact is None:
-            text = reassemble(selected)
+            # a whole document starts at its title, a section at its own heading (with no text of
+            # their own, neither is any chunk's last heading)
+            if request.section is not None and selected:
+                depth = section_depth(selected[0].heading_path, request.section)
+            else:
+                depth = 0 if span is None and page is None else None
+            text = reassemble(selected, depth)
         starts = [c.start_line for c in selected if c.start_line is not None]
         ends = [c.end_line for c in selected if c.end_line is not None]
         first, last = exact or (min(starts) if starts else None, max(ends) if ends else None)

@@ -164,3 +164,17 @@ def test_document_dates_are_days_at_index_time_and_filters_compare_days(shelf, t
     assert found(date_from="2024-01-05T12:00:00Z") == ["late.md", "plain.md"]
     assert found(date_to="2024-01-05T00:00:00-05:00") == ["late.md"]
     assert found() == ["late.md", "plain.md", "vague.md"]
+
+
+def test_a_whole_document_or_section_read_keeps_headings_that_hold_no_text(shelf, tmp_path, write):
+    """A page title right above its first section holds no text of its own, so no chunk ends in
+    it: ``get`` printed an RST or Markdown page from its first ``##`` section, without the title."""
+    write(tmp_path / "docs", "guide.rst", "Guide\n=====\n\nSetup\n-----\n\nInstall it.\n\nUsage\n-----\n\nRun it.\n")
+    write(tmp_path / "docs", "notes.md", "# Notes\n\n## Setup\n\n### Linux\n\nUse apt.\n\n## Usage\n\nRun it.\n")
+    shelf.index([tmp_path / "docs"])
+    assert shelf.get_document("guide.rst").text == "# Guide\n\n## Setup\n\nInstall it.\n\n## Usage\n\nRun it."
+    # a section starts at its own heading, and a subsection's chunk brings the heading above it
+    assert shelf.get_document("notes.md", section="Notes").text == (
+        "# Notes\n\n## Setup\n\n### Linux\n\nUse apt.\n\n## Usage\n\nRun it.")
+    assert shelf.get_document("notes.md", section="setup").text == "## Setup\n\n### Linux\n\nUse apt."
+    assert shelf.get_document("notes.md", section="Linux").text == "### Linux\n\nUse apt."
