@@ -509,6 +509,22 @@ def test_a_myst_role_wrapped_over_two_lines_is_read(tmp_path: Path) -> None:
     ]
 
 
+def test_myst_doctest_is_code_and_its_setup_is_dropped(tmp_path: Path) -> None:
+    """structlog's MyST pages show examples in ``{doctest}`` fences after hidden
+    ``{testsetup}`` ones; both read as prose ("Doctest:" above the ``>>>`` lines, "Testsetup:"
+    above code no reader sees). They now read as reST's ``.. doctest::`` / ``.. testsetup::``."""
+    doc = parse(tmp_path / "getting-started.md", (
+        "# Getting Started\n\n"
+        "```{testsetup}\nimport structlog\n```\n\n"
+        "```{doctest}\n>>> log = structlog.get_logger()\n```\n\n"
+        "```{console}\n$ pip install structlog\n```\n"
+    ))
+    assert [(b.kind, b.text) for b in doc.blocks][1:] == [
+        ("code", "```\n>>> log = structlog.get_logger()\n```"),
+        ("code", "```\n$ pip install structlog\n```"),
+    ]
+
+
 def test_mkdocs_click_directive_is_dropped_with_its_options(tmp_path: Path) -> None:
     """``::: mkdocs-click`` (hatch's CLI page) is filled in at build time; its option lines
     are no prose, and a hyphenated directive name must not read as a ``:::`` admonition."""

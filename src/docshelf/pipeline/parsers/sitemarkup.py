@@ -34,7 +34,7 @@ from __future__ import annotations
 import re
 
 from .inline_html import outside_code_spans
-from .rst import ADMONITIONS
+from .rst import ADMONITIONS, CODE_DIRECTIVES, DROP_DIRECTIVES
 from .rst_inline import role_text
 from .snippets import FenceTracker, Numbered
 
@@ -341,9 +341,10 @@ def _closes(stripped: str, fence: str) -> bool:
 _MYST_OPEN = re.compile(r"^(?P<indent>\s*)(?P<fence>`{3,}|~{3,}|:{3,})\{(?P<name>[\w:.-]+)\}(?P<arg>.*)$")
 _MYST_OPTION = re.compile(r"^:[\w-]+:(?:\s.*)?$")
 _MKDOCSTRINGS = re.compile(r"^(?P<indent>\s*):::\s+(?P<ident>\w[\w.-]*)\s*$")  # also ``::: mkdocs-click``
-_MYST_CODE = {"code-block", "code", "sourcecode", "code-cell", "literalinclude"}
+# the same directives as reST's (``{doctest}``, ``{console}`` are code; ``{testsetup}`` is dropped)
+_MYST_CODE = {"code-block", "code", "sourcecode", "code-cell", "literalinclude"} | CODE_DIRECTIVES
 _MYST_DROP = {"toctree", "eval-rst", "contents", "index", "image", "raw", "include", "mermaid", "graphviz",
-              "glue", "bibliography", "currentmodule", "module", "tabularcolumns", "list-table"}
+              "glue", "bibliography", "currentmodule", "module", "tabularcolumns", "list-table"} | DROP_DIRECTIVES
 _MYST_TITLED = {"admonition", "topic", "sidebar", "dropdown", "tab-item", "tab", "card", "grid-item-card", "rubric"}
 COLON_KINDS = {"note", "tip", "info", "warning", "danger", "caution", "important", "success", "details",
                "seealso", "attention", "hint", "error", "example", "question", "quote", "abstract", "summary",
