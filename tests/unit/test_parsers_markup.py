@@ -480,6 +480,51 @@ def test_myst_definition_lists_lose_their_markers(tmp_path: Path) -> None:
     ]
 
 
+def test_a_fence_opening_a_list_item_closes_at_the_items_column(tmp_path: Path) -> None:
+    """pip's configuration page opens a fence on a list item (a fence right after ``- ``); its indented
+    closing line was taken for an opener, so the page's later ``{note}`` read as a code block
+    with the directive in it."""
+    doc = parse(tmp_path / "config.md", (
+        "# Environment Variables\n\n"
+        "- ```\n  PIP_FIND_LINKS=a\n  ```\n\n  is the same as\n\n  ```\n  --find-links=a\n  ```\n\n"
+        "```{note}\nAn empty string is not false.\n```\n"
+    ))
+    assert [(b.kind, b.text, b.start_line) for b in doc.blocks][-1] == (
+        "paragraph", "Note:\nAn empty string is not false.", 13)
+
+
+def test_a_myst_role_wrapped_over_two_lines_is_read(tmp_path: Path) -> None:
+    """Hard-wrapped MyST (pip, click) breaks a role's text over a line end; the role stayed
+    raw (``{ref}`direct`` … ``<pypug:dependency-specifiers>`)``). A role-like text inside a
+    code span (starlette's ``{prefix}:{name}``) is no role."""
+    doc = parse(tmp_path / "resolver.md", (
+        "# Finder\n\n"
+        "Candidates from other sources (local directories, {ref}`direct\n"
+        "URL references <pypug:dependency-specifiers>`) skip the finder.\n\n"
+        "Submounts use a `{prefix}:{name}`\nnaming `scheme`.\n"
+    ))
+    assert [(b.text, b.start_line, b.end_line) for b in doc.blocks][1:] == [
+        ("Candidates from other sources (local directories, direct URL references\n) skip the finder.", 3, 4),
+        ("Submounts use a `{prefix}:{name}`\nnaming `scheme`.", 6, 7),
+    ]
+
+
+def test_myst_doctest_is_code_and_its_setup_is_dropped(tmp_path: Path) -> None:
+    """structlog's MyST pages show examples in ``{doctest}`` fences after hidden
+    ``{testsetup}`` ones; both read as prose ("Doctest:" above the ``>>>`` lines, "Testsetup:"
+    above code no reader sees). They now read as reST's ``.. doctest::`` / ``.. testsetup::``."""
+    doc = parse(tmp_path / "getting-started.md", (
+        "# Getting Started\n\n"
+        "```{testsetup}\nimport structlog\n```\n\n"
+        "```{doctest}\n>>> log = structlog.get_logger()\n```\n\n"
+        "```{console}\n$ pip install structlog\n```\n"
+    ))
+    assert [(b.kind, b.text) for b in doc.blocks][1:] == [
+        ("code", "```\n>>> log = structlog.get_logger()\n```"),
+        ("code", "```\n$ pip install structlog\n```"),
+    ]
+
+
 def test_mkdocs_click_directive_is_dropped_with_its_options(tmp_path: Path) -> None:
     """``::: mkdocs-click`` (hatch's CLI page) is filled in at build time; its option lines
     are no prose, and a hyphenated directive name must not read as a ``:::`` admonition."""

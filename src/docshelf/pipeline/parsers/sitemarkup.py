@@ -34,7 +34,7 @@ from __future__ import annotations
 import re
 
 from .inline_html import outside_code_spans
-from .rst import ADMONITIONS
+from .rst import ADMONITIONS, CODE_DIRECTIVES, DROP_DIRECTIVES
 from .rst_inline import role_text
 from .snippets import FenceTracker, Numbered
 
@@ -58,6 +58,7 @@ _ICON = re.compile(rf"(?P<pre>[ \t]*)(?<![\w`:]):(?:material|fontawesome|octicon
 _DEFINITION = re.compile(r"^(?P<indent> {0,3}):[ \t]+(?P<text>\S.*)$")
 _NOT_TERM = re.compile(r"^\s*(?:#{1,6}\s|[-*+]\s|\d+[.)]\s|>|\||`{3,}|~{3,}|:{3,})")
 _MYST_TARGET = re.compile(r"^\s*\([^()\s][^()]*\)=\s*$")  # "(label)=", "(SSL Certificate Verification)="
+_MYST_ROLE_OPEN = re.compile(r"\{(?P<role>[\w.+:-]+)\}`(?P<body>[^`]{1,300})$")
 _MYST_ROLE = re.compile(r"\{(?P<role>[\w.+:-]+)\}`(?P<body>[^`]{1,300})`")
 _EMPTY_LINK = re.compile(r"(?<!!)\[\s*\](?:\([^()\s]*\)|\[[^\]]*\])")
 _SHORTCODE = re.compile(r"\{\{[<%](?!/\*)\s*(?P<close>/)?\s*(?P<name>[\w./-]+)(?P<args>.*?)\s*[>%]\}\}")
@@ -79,7 +80,7 @@ def normalize_markup(lines: Numbered) -> Numbered:
     myst = _Myst()
     blocks = _Blocks()
     definitions: set[int] = set()  # indices in ``out`` of definition lines
-    for text, number in lines:
+    for text, number in _join_split_roles(lines):
         if myst.consumes(text, in_fence=fences.marker is not None):
             if myst.code:  # "```{code-block} python" became "```python": a fence to follow
                 fences.feed(myst.rewritten)
@@ -110,6 +111,29 @@ def normalize_markup(lines: Numbered) -> Numbered:
             rewritten, skip_until, depth = rewritten
         out.append((_definition(rewritten, out, definitions), number))
     return _hugo_highlight(out)
+
+
+def _join_split_roles(lines: Numbered) -> Numbered:
+    """A MyST role wrapped over two lines (``{ref}`direct`` / ``URL references <label>`)``) is
+    moved whole onto its first line, so the line-by-line role rule reads it; the second line
+    keeps what follows the role. Code fences and code spans are left alone."""
+    out = list(lines)
+    fences = FenceTracker()
+    for i, (text, number) in enumerate(out[:-1]):
+        if fences.feed(text) or "}`" not in text:
+            continue
+        match = _MYST_ROLE_OPEN.search(text)
+        if match is None or text[: match.start()].count("`") % 2:  # inside a code span
+            continue
+        following, next_number = out[i + 1]
+        close = following.find("`")
+        if close < 0 or not following[:close].strip():
+            continue
+        body = f"{match.group('body').rstrip()} {following[:close].strip()}"
+        out[i] = (f"{text[: match.start()]}{{{match.group('role')}}}`{body}`", number)
+        lead = len(following) - len(following.lstrip())
+        out[i + 1] = (following[:lead] + following[close + 1 :].lstrip(), next_number)
+    return out
 
 
 def _definition(text: str, out: Numbered, definitions: set[int]) -> str:
@@ -317,9 +341,10 @@ def _closes(stripped: str, fence: str) -> bool:
 _MYST_OPEN = re.compile(r"^(?P<indent>\s*)(?P<fence>`{3,}|~{3,}|:{3,})\{(?P<name>[\w:.-]+)\}(?P<arg>.*)$")
 _MYST_OPTION = re.compile(r"^:[\w-]+:(?:\s.*)?$")
 _MKDOCSTRINGS = re.compile(r"^(?P<indent>\s*):::\s+(?P<ident>\w[\w.-]*)\s*$")  # also ``::: mkdocs-click``
-_MYST_CODE = {"code-block", "code", "sourcecode", "code-cell", "literalinclude"}
+# the same directives as reST's (``{doctest}``, ``{console}`` are code; ``{testsetup}`` is dropped)
+_MYST_CODE = {"code-block", "code", "sourcecode", "code-cell", "literalinclude"} | CODE_DIRECTIVES
 _MYST_DROP = {"toctree", "eval-rst", "contents", "index", "image", "raw", "include", "mermaid", "graphviz",
-              "glue", "bibliography", "currentmodule", "module", "tabularcolumns", "list-table"}
+              "glue", "bibliography", "currentmodule", "module", "tabularcolumns", "list-table"} | DROP_DIRECTIVES
 _MYST_TITLED = {"admonition", "topic", "sidebar", "dropdown", "tab-item", "tab", "card", "grid-item-card", "rubric"}
 COLON_KINDS = {"note", "tip", "info", "warning", "danger", "caution", "important", "success", "details",
                "seealso", "attention", "hint", "error", "example", "question", "quote", "abstract", "summary",
