@@ -56,16 +56,28 @@ def select_section(record: DocumentRecord, chunks: Sequence[Chunk], section: str
         return chosen
     names = sections(chunks)
     if not names:
-        raise NotFound(f"{record.path} has no sections (no headings); read it whole or by lines")
+        raise NotFound(f"{record.path} has no sections (no headings); {_read_instead(record, chunks)}")
     listed = "; ".join(names[:MAX_LISTED]) + ("; …" if len(names) > MAX_LISTED else "")
     raise NotFound(f"{record.path} has no section {section!r}; its sections are: {listed}")
+
+
+def _read_instead(record: DocumentRecord, chunks: Sequence[Chunk]) -> str:
+    """The ranges this document has, for an error about one it lacks: a Word file or a notebook
+    has neither lines nor pages, so "use page" sent a reader from one refusal to the other."""
+    ways = [name for name, has in (
+        ("lines", any(c.start_line is not None for c in chunks)),
+        ("page (its cell number)" if record.format == "notebook" else "page",
+         record.page_count is not None or any(c.page is not None for c in chunks)),
+        ("section", any(c.heading_path for c in chunks)),
+    ) if has]
+    return f"read it by {' or '.join(ways)}, or whole" if ways else "read it whole"
 
 
 def select_page(record: DocumentRecord, chunks: Sequence[Chunk], page: int) -> list[Chunk]:
     """The chunks of one page; NotFound says how many pages there are (or that there are none)."""
     pages = sorted({c.page for c in chunks if c.page is not None})
     if record.page_count is None and not pages:
-        raise NotFound(f"{record.path} has no pages ({record.format or 'text'} format); read it by lines or section")
+        raise NotFound(f"{record.path} has no pages ({record.format or 'text'} format); {_read_instead(record, chunks)}")
     count = record.page_count or pages[-1]
     if page > count:
         raise NotFound(f"{record.path} has {count} page{'s' if count != 1 else ''}; there is no page {page}")
@@ -99,7 +111,7 @@ def select_lines(record: DocumentRecord, chunks: Sequence[Chunk], lines: tuple[i
     """The chunks overlapping an inclusive line range; NotFound says where the document ends."""
     numbered = [c for c in chunks if c.start_line is not None and c.end_line is not None]
     if not numbered:
-        raise NotFound(f"{record.path} has no line numbers ({record.format or 'this'} format); use page or section")
+        raise NotFound(f"{record.path} has no line numbers ({record.format or 'this'} format); {_read_instead(record, chunks)}")
     chosen = [c for c in numbered if not (c.end_line < lines[0] or c.start_line > lines[1])]  # type: ignore[operator]
     if not chosen:
         last = max(c.end_line for c in numbered)  # type: ignore[type-var]
@@ -215,7 +227,7 @@ def cut_lines(
     page or section narrowed it), their first and last line, and the chunks holding them."""
     numbered = [c for c in scope if c.start_line is not None and c.end_line is not None]
     if not numbered:
-        raise NotFound(f"{record.path} has no line numbers ({record.format or 'this'} format); use page or section")
+        raise NotFound(f"{record.path} has no line numbers ({record.format or 'this'} format); {_read_instead(record, scope)}")
     lo, hi = (min(c.start_line for c in numbered), max(c.end_line for c in numbered)) if scoped else (1, len(source))  # type: ignore[type-var]
     start, end = max(lines[0], lo), min(lines[1], hi, len(source))
     if start > end:

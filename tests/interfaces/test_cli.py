@@ -228,7 +228,7 @@ def test_get_an_unknown_section_or_page_names_the_problem(run, tmp_path, write):
     assert code == 1
     assert err.strip() == "Error: a.md has no section 'Quotas'; its sections are: Guide; 2. The tokens command; Limits"
     code, _, err = run("get", "a.md", "--page", "2")
-    assert code == 1 and err.strip() == "Error: a.md has no pages (markdown format); read it by lines or section"
+    assert code == 1 and err.strip() == "Error: a.md has no pages (markdown format); read it by lines or section, or whole"
     code, _, err = run("get", "a.md", "--lines", "500-600")
     assert code == 1 and err.strip() == "Error: a.md has text on lines 1-11; lines 500-600 hold none"
 

@@ -178,3 +178,30 @@ def test_a_whole_document_or_section_read_keeps_headings_that_hold_no_text(shelf
         "# Notes\n\n## Setup\n\n### Linux\n\nUse apt.\n\n## Usage\n\nRun it.")
     assert shelf.get_document("notes.md", section="setup").text == "## Setup\n\n### Linux\n\nUse apt."
     assert shelf.get_document("notes.md", section="Linux").text == "### Linux\n\nUse apt."
+
+
+def test_a_refused_range_names_only_ranges_the_document_has(shelf, tmp_path, write):
+    """A Word file has neither lines nor pages: "no pages; read it by lines" and "no line numbers;
+    use page" sent a reader from one refusal to the other. A notebook's pages are its cells."""
+    import json
+
+    import docx
+
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    document = docx.Document()
+    document.add_heading("Expenses", 1)
+    document.add_paragraph("Submit expense reports within 30 days.")
+    document.save(folder / "handbook.docx")
+    cells = [{"cell_type": "markdown", "metadata": {}, "source": "# Training\n\nWe fit a model."}]
+    write(folder, "train.ipynb", json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
+    write(folder, "plain.md", "no headings here")
+    shelf.index([folder])
+    with pytest.raises(NotFound, match=r"^handbook.docx has no pages \(docx format\); read it by section, or whole$"):
+        shelf.get_document("handbook.docx", page=1)
+    with pytest.raises(NotFound, match=r"^handbook.docx has no line numbers \(docx format\); read it by section, or whole$"):
+        shelf.get_document("handbook.docx", lines="1-3")
+    with pytest.raises(NotFound, match=r"; read it by page \(its cell number\) or section, or whole$"):
+        shelf.get_document("train.ipynb", lines="1-3")
+    with pytest.raises(NotFound, match=r"^plain.md has no sections \(no headings\); read it by lines, or whole$"):
+        shelf.get_document("plain.md", section="Setup")
