@@ -24,6 +24,8 @@ from .models import Chunk, DocumentRecord
 
 _MARKUP = re.compile(r"[`*_~]|^#+\s*|\[\[|\]\]")
 _NUMBERING = re.compile(r"^(?:\d+[.)]?)+\s+")
+_FENCE_OPEN = re.compile(r"(`{3,}|~{3,})")
+_FENCE_CLOSE = re.compile(r"(`{3,}|~{3,})\s*")
 _PATH_SEP = re.compile(r"\s*(?:>|›)\s*")
 MAX_LISTED = 40
 
@@ -273,6 +275,20 @@ def section_depth(heading_path: Sequence[str], section: str) -> int:
     return max(len(keys) - 1, 0) if found is None else found + n - 1
 
 
+def _continues_code(before: str, body: str, previous: Chunk, chunk: Chunk) -> bool:
+    """Whether ``body`` opens with the rest of the code block that ends ``before``: the chunker cuts
+    an oversized block at lines and fences each part (``Chunker._split_code``), so a whole read
+    showed one example as two, broken where a chunk ended."""
+    if (chunk.heading_path != previous.heading_path or previous.end_line is None
+            or chunk.start_line != previous.end_line + 1):
+        return False
+    lines = before.split("\n")
+    opener = body.split("\n", 1)[0]
+    if not (_FENCE_CLOSE.fullmatch(lines[-1]) and opener.startswith(lines[-1].strip())):
+        return False
+    return next((line for line in reversed(lines[:-1]) if _FENCE_OPEN.match(line)), None) == opener
+
+
 def reassemble(chunks: Sequence[Chunk], first_depth: int | None = None) -> str:
     """Join chunk bodies in order, dropping the text each chunk repeats from the one before.
 
@@ -291,6 +307,11 @@ def reassemble(chunks: Sequence[Chunk], first_depth: int | None = None) -> str:
         if c.overlap and adjacent:
             body = body[c.overlap :]
         path = c.heading_path
+        if adjacent and parts and _continues_code(parts[-1], body, previous, c):
+            opener = body.split("\n", 1)[0]
+            parts[-1] = parts[-1][: parts[-1].rindex("\n")] + body[len(opener):]  # one block again
+            previous = c
+            continue
         if path and (previous is None or path != previous.heading_path):
             if previous is None:
                 start = len(path) - 1 if first_depth is None else first_depth

@@ -205,3 +205,14 @@ def test_a_refused_range_names_only_ranges_the_document_has(shelf, tmp_path, wri
         shelf.get_document("train.ipynb", lines="1-3")
     with pytest.raises(NotFound, match=r"^plain.md has no sections \(no headings\); read it by lines, or whole$"):
         shelf.get_document("plain.md", section="Setup")
+
+
+def test_a_code_block_cut_across_chunks_reads_back_as_one_block(make_shelf, fake_embedder, tmp_path, write):
+    """The chunker fences each part of an oversized code block; a whole read rejoins them, or an
+    example read as two blocks broken mid-way (seen on attrs' api-attr.rst doctest)."""
+    code = "\n".join(f"value_{i} = compute({i})" for i in range(60))
+    write(tmp_path / "docs", "guide.md", f"# Guide\n\nIntro.\n\n```python\n{code}\n```\n\nAfter.\n\n```sh\nls\n```\n")
+    shelf = make_shelf(fake_embedder, chunk_tokens=96)
+    shelf.index([tmp_path / "docs"])
+    assert shelf.find_document("guide.md").chunk_count > 3  # the block was cut
+    assert shelf.get_document("guide.md").text == f"# Guide\n\nIntro.\n\n```python\n{code}\n```\n\nAfter.\n\n```sh\nls\n```"
