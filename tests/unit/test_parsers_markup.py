@@ -525,6 +525,22 @@ def test_myst_doctest_is_code_and_its_setup_is_dropped(tmp_path: Path) -> None:
     ]
 
 
+def test_an_unknown_directive_holding_a_console_session_is_code(tmp_path: Path) -> None:
+    """pip's own ``{pip-cli}`` directive holds ``$ pip install …`` sessions that its Sphinx
+    extension renders as a console; it read "Pip cli:" above the commands as prose. An unknown
+    directive whose body opens with a prompt is now a console block; one without stays
+    labelled."""
+    doc = parse(tmp_path / "local.md", (
+        "# Editable installs\n\n"
+        "```{pip-cli}\n$ pip install -e path/to/SomeProject\n```\n\n"
+        "```{rubric-like}\nSome words.\n```\n"
+    ))
+    assert [(b.kind, b.text) for b in doc.blocks][1:] == [
+        ("code", "```console\n$ pip install -e path/to/SomeProject\n```"),
+        ("paragraph", "Rubric like:\nSome words."),
+    ]
+
+
 def test_mkdocs_click_directive_is_dropped_with_its_options(tmp_path: Path) -> None:
     """``::: mkdocs-click`` (hatch's CLI page) is filled in at build time; its option lines
     are no prose, and a hyphenated directive name must not read as a ``:::`` admonition."""

@@ -80,8 +80,9 @@ def normalize_markup(lines: Numbered) -> Numbered:
     myst = _Myst()
     blocks = _Blocks()
     definitions: set[int] = set()  # indices in ``out`` of definition lines
-    for text, number in _join_split_roles(lines):
-        if myst.consumes(text, in_fence=fences.marker is not None):
+    lines = _join_split_roles(lines)
+    for at, (text, number) in enumerate(lines):
+        if myst.consumes(text, in_fence=fences.marker is not None, following=lines[at + 1 : at + 4]):
             if myst.code:  # "```{code-block} python" became "```python": a fence to follow
                 fences.feed(myst.rewritten)
             out.append((myst.rewritten, number))
@@ -227,7 +228,7 @@ class _Myst:
         self.rewritten = ""
         self.code = False
 
-    def consumes(self, text: str, *, in_fence: bool) -> bool:
+    def consumes(self, text: str, *, in_fence: bool, following: Numbered = ()) -> bool:
         """True when ``text`` belongs to MyST markup; ``rewritten`` is then what replaces it."""
         self.rewritten, self.code = "", False
         stripped = text.strip()
@@ -250,20 +251,21 @@ class _Myst:
             return True
         match = _MYST_OPEN.match(text)
         if match:
-            return self._opener(match)
+            return self._opener(match, following)
         match = _MKDOCSTRINGS.match(text)
         if match and ("." in match.group("ident") or match.group("ident").lower() not in COLON_KINDS):
             self.skip_indent = len(match.group("indent"))
             return True
         return False
 
-    def _opener(self, match: re.Match[str]) -> bool:
+    def _opener(self, match: re.Match[str], following: Numbered = ()) -> bool:
         fence, name, arg = match.group("fence"), match.group("name").lower(), match.group("arg").strip()
         base = name.split(":")[-1]
-        if base in _MYST_CODE:
+        console = base not in _MYST_CODE and fence[0] != ":" and _console_session(base, following)
+        if base in _MYST_CODE or console:
             if fence[0] == ":":
                 return False
-            self.rewritten = match.group("indent") + fence + (arg.split() or [""])[0]
+            self.rewritten = match.group("indent") + fence + ("console" if console else (arg.split() or [""])[0])
             self.options = self.code = True
             return True
         if base in _MYST_DROP or base.startswith("auto"):
@@ -282,6 +284,15 @@ class _Myst:
         self.open.append(fence)
         self.options = True
         return True
+
+
+def _console_session(base: str, following: Numbered) -> bool:
+    """A directive no table knows whose body opens with a prompt (pip's ``{pip-cli}``: ``$ pip
+    install …``) is a console example a build-time extension renders, not a labelled note."""
+    if base in ADMONITIONS or base in _MYST_TITLED or base in COLON_KINDS or base in _MYST_DROP:
+        return False
+    first = next((text.strip() for text, _ in following if text.strip()), "")
+    return first.startswith(("$ ", ">>> "))
 
 
 class _Blocks:
