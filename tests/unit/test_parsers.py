@@ -603,3 +603,15 @@ def test_html_a_definition_holding_a_list_keeps_its_items(tmp_path: Path) -> Non
     assert [(b.kind, b.text) for b in doc.blocks[1:]] == [
         ("paragraph", "Parameters"), ("list", "- receiver - A callable."), ("list", "- sender - Any object."),
         ("paragraph", "Returns"), ("paragraph", "The receiver.")]
+
+
+def test_html_an_indented_block_keeps_its_list_markers_and_code_lines(tmp_path: Path) -> None:
+    """Sphinx renders an indented list or code example as a ``blockquote`` (blinker's feature list):
+    read as one quote, the list lost its markers and the code its line breaks."""
+    html = (b"<html><body><h1>T</h1><blockquote><div><ul class='simple'><li><p>a global registry</p></li>"
+            b"<li><p>anonymous signals</p></li></ul></div></blockquote><blockquote><div><div class='highlight'>"
+            b"<pre>x = 1\ny = 2</pre></div></div></blockquote><blockquote>Retry on 429.</blockquote></body></html>")
+    doc = REGISTRY.parse(tmp_path / "index.html", html)
+    assert [(b.kind, b.text) for b in doc.blocks[1:]] == [
+        ("list", "- a global registry"), ("list", "- anonymous signals"), ("code", "x = 1\ny = 2"),
+        ("quote", "Retry on 429.")]

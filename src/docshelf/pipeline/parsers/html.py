@@ -82,7 +82,7 @@ _PROSE = ("p", "li", "td", "th", "dt", "dd", "h1", "h2", "h3", "h4", "h5", "h6",
           "pre", "figcaption", "caption", "summary")
 _GENERATOR = re.compile(r"^(sphinx|mkdocs)", re.I)
 _STRUCTURE = ["ul", "ol", "pre", "table", "dl"]
-"""What makes a ``dd`` more than a paragraph: it is walked block by block, not joined into one line."""
+"""What makes a ``dd`` or ``blockquote`` more than a paragraph: walked block by block, not joined."""
 _HEADINGS = {"h1", "h2", "h3", "h4", "h5", "h6"}
 _PARAGRAPHS = {"p", "dt", "dd", "figcaption", "caption", "summary", "address"}
 _BLOCK_TAGS = {
@@ -353,6 +353,8 @@ class _Collector:
                     self.add("heading", title, child, level, self.headings.push(level, title))
             elif name == "dd" and child.find(_STRUCTURE, recursive=False) is not None:
                 self.walk(child)  # a definition holding a list, code or a table (Sphinx's "Parameters"): each kept
+            elif name == "blockquote" and child.find(_STRUCTURE) is not None:
+                self.walk(child)  # Sphinx's indented block (a list, a code example): its lines and markers kept
             elif name in _PARAGRAPHS:
                 self.add("paragraph", " ".join(_lines(child)), child)
             elif name == "li" and child.find("pre") is not None:
