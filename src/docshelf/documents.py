@@ -24,6 +24,8 @@ from .models import Chunk, DocumentRecord
 
 _MARKUP = re.compile(r"[`*_~]|^#+\s*|\[\[|\]\]")
 _NUMBERING = re.compile(r"^(?:\d+[.)]?)+\s+")
+_FENCE_OPEN = re.compile(r"(`{3,}|~{3,})")
+_FENCE_CLOSE = re.compile(r"(`{3,}|~{3,})\s*")
 _PATH_SEP = re.compile(r"\s*(?:>|›)\s*")
 MAX_LISTED = 40
 
@@ -56,16 +58,28 @@ def select_section(record: DocumentRecord, chunks: Sequence[Chunk], section: str
         return chosen
     names = sections(chunks)
     if not names:
-        raise NotFound(f"{record.path} has no sections (no headings); read it whole or by lines")
+        raise NotFound(f"{record.path} has no sections (no headings); {_read_instead(record, chunks)}")
     listed = "; ".join(names[:MAX_LISTED]) + ("; …" if len(names) > MAX_LISTED else "")
     raise NotFound(f"{record.path} has no section {section!r}; its sections are: {listed}")
+
+
+def _read_instead(record: DocumentRecord, chunks: Sequence[Chunk]) -> str:
+    """The ranges this document has, for an error about one it lacks: a Word file or a notebook
+    has neither lines nor pages, so "use page" sent a reader from one refusal to the other."""
+    ways = [name for name, has in (
+        ("lines", any(c.start_line is not None for c in chunks)),
+        ("page (its cell number)" if record.format == "notebook" else "page",
+         record.page_count is not None or any(c.page is not None for c in chunks)),
+        ("section", any(c.heading_path for c in chunks)),
+    ) if has]
+    return f"read it by {' or '.join(ways)}, or whole" if ways else "read it whole"
 
 
 def select_page(record: DocumentRecord, chunks: Sequence[Chunk], page: int) -> list[Chunk]:
     """The chunks of one page; NotFound says how many pages there are (or that there are none)."""
     pages = sorted({c.page for c in chunks if c.page is not None})
     if record.page_count is None and not pages:
-        raise NotFound(f"{record.path} has no pages ({record.format or 'text'} format); read it by lines or section")
+        raise NotFound(f"{record.path} has no pages ({record.format or 'text'} format); {_read_instead(record, chunks)}")
     count = record.page_count or pages[-1]
     if page > count:
         raise NotFound(f"{record.path} has {count} page{'s' if count != 1 else ''}; there is no page {page}")
@@ -99,7 +113,7 @@ def select_lines(record: DocumentRecord, chunks: Sequence[Chunk], lines: tuple[i
     """The chunks overlapping an inclusive line range; NotFound says where the document ends."""
     numbered = [c for c in chunks if c.start_line is not None and c.end_line is not None]
     if not numbered:
-        raise NotFound(f"{record.path} has no line numbers ({record.format or 'this'} format); use page or section")
+        raise NotFound(f"{record.path} has no line numbers ({record.format or 'this'} format); {_read_instead(record, chunks)}")
     chosen = [c for c in numbered if not (c.end_line < lines[0] or c.start_line > lines[1])]  # type: ignore[operator]
     if not chosen:
         last = max(c.end_line for c in numbered)  # type: ignore[type-var]
@@ -215,7 +229,7 @@ def cut_lines(
     page or section narrowed it), their first and last line, and the chunks holding them."""
     numbered = [c for c in scope if c.start_line is not None and c.end_line is not None]
     if not numbered:
-        raise NotFound(f"{record.path} has no line numbers ({record.format or 'this'} format); use page or section")
+        raise NotFound(f"{record.path} has no line numbers ({record.format or 'this'} format); {_read_instead(record, scope)}")
     lo, hi = (min(c.start_line for c in numbered), max(c.end_line for c in numbered)) if scoped else (1, len(source))  # type: ignore[type-var]
     start, end = max(lines[0], lo), min(lines[1], hi, len(source))
     if start > end:
@@ -251,9 +265,37 @@ def select(
     return chosen
 
 
-def reassemble(chunks: Sequence[Chunk]) -> str:
+def section_depth(heading_path: Sequence[str], section: str) -> int:
+    """Where in ``heading_path`` the asked ``section`` heading sits (0 = the page title), so a
+    section read starts at its own heading, not at the first subsection that holds text."""
+    wanted = [heading_key(part) for part in _PATH_SEP.split(section) if heading_key(part)] or [heading_key(section)]
+    keys = [heading_key(h) for h in heading_path]
+    n = len(wanted)
+    found = next((i for i in range(len(keys) - n + 1) if keys[i : i + n] == wanted), None)
+    return max(len(keys) - 1, 0) if found is None else found + n - 1
+
+
+def _continues_code(before: str, body: str, previous: Chunk, chunk: Chunk) -> bool:
+    """Whether ``body`` opens with the rest of the code block that ends ``before``: the chunker cuts
+    an oversized block at lines and fences each part (``Chunker._split_code``), so a whole read
+    showed one example as two, broken where a chunk ended."""
+    if (chunk.heading_path != previous.heading_path or previous.end_line is None
+            or chunk.start_line != previous.end_line + 1):
+        return False
+    lines = before.split("\n")
+    opener = body.split("\n", 1)[0]
+    if not (_FENCE_CLOSE.fullmatch(lines[-1]) and opener.startswith(lines[-1].strip())):
+        return False
+    return next((line for line in reversed(lines[:-1]) if _FENCE_OPEN.match(line)), None) == opener
+
+
+def reassemble(chunks: Sequence[Chunk], first_depth: int | None = None) -> str:
     """Join chunk bodies in order, dropping the text each chunk repeats from the one before.
 
+    Each chunk is preceded by the headings it enters: those of its heading path not shared with
+    the chunk before, so a heading with no text of its own (a page title right above its first
+    section) is printed too. The first chunk prints its path from ``first_depth`` (0 for a whole
+    document, which then starts at its title); None prints only its own heading (a page or lines).
     A chunk that continues the previous one's last line (a long paragraph cut in two)
     is joined with a space, not a blank line.
     """
@@ -264,8 +306,21 @@ def reassemble(chunks: Sequence[Chunk]) -> str:
         adjacent = previous is not None and previous.chunk_index == c.chunk_index - 1
         if c.overlap and adjacent:
             body = body[c.overlap :]
-        if c.heading_path and (previous is None or c.heading_path != previous.heading_path):
-            parts.append("#" * min(len(c.heading_path), 6) + " " + c.heading_path[-1])
+        path = c.heading_path
+        if adjacent and parts and _continues_code(parts[-1], body, previous, c):
+            opener = body.split("\n", 1)[0]
+            parts[-1] = parts[-1][: parts[-1].rindex("\n")] + body[len(opener):]  # one block again
+            previous = c
+            continue
+        if path and (previous is None or path != previous.heading_path):
+            if previous is None:
+                start = len(path) - 1 if first_depth is None else first_depth
+            else:
+                shared = next((i for i, (a, b) in enumerate(zip(path, previous.heading_path)) if a != b),
+                              min(len(path), len(previous.heading_path)))
+                start = shared
+            for depth in range(min(max(start, 0), len(path) - 1), len(path)):
+                parts.append("#" * min(depth + 1, 6) + " " + path[depth])
         elif adjacent and parts and previous.end_line is not None and previous.end_line == c.start_line:
             parts[-1] = parts[-1] + " " + body
             previous = c
@@ -311,6 +366,6 @@ def resolve_note(records: Sequence[DocumentRecord], name: str) -> DocumentRecord
 
 
 __all__ = [
-    "cut_columns", "cut_lines", "heading_key", "line_columns", "reading_lines", "reassemble", "resolve_note", "sections",
-    "select", "select_lines", "source_lines",
+    "cut_columns", "cut_lines", "heading_key", "line_columns", "reading_lines", "reassemble", "resolve_note",
+    "section_depth", "sections", "select", "select_lines", "source_lines",
 ]

@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import json
 import logging
+import os
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -19,7 +20,7 @@ from typing import Any
 from . import allocator
 from .config import Settings
 from .documents import (
-    cut_columns, cut_lines, page_for_label, reassemble, resolve_note, select, select_lines, source_lines,
+    cut_columns, cut_lines, page_for_label, reassemble, resolve_note, section_depth, select, select_lines, source_lines,
 )
 from .errors import ConfigError, EmbedderMismatch, IndexLocked, IndexNotFound, InvalidRequest, NotFound, StoreError
 from .models import Chunk, DocumentRecord, IndexReport, SearchResult, doc_id
@@ -710,10 +711,15 @@ class Docshelf:
         return tuple(sorted({r.path for r in index.linking_to(names)}))
 
     def documents_in_scope(self, request: SearchRequest) -> int:
-        """How many indexed documents a search's scope holds (collections, doc types, path prefix,
-        tags, dates; not the glob or fields): 0 tells a caller its scope is empty, not its query."""
+        """How many indexed documents a search's scope holds (collections, doc types, path prefix
+        and glob, tags, dates; not the fields): 0 tells a caller its scope is empty, not its query."""
+        import re
+
+        from .globs import to_regex
+
         f = request.filters(self.settings.search_doc_types)
         prefix = f.path_prefix.lstrip("/") if f.path_prefix else ""
+        glob = re.compile(to_regex(f.path_glob)) if f.path_glob else None  # as the stores match it
         tags_any = {t.lower().lstrip("#") for t in f.tags_any}
         tags_all = {t.lower().lstrip("#") for t in f.tags_all}
         return sum(
@@ -721,22 +727,24 @@ class Docshelf:
             if r.status == "indexed"
             and (not f.collections or r.collection in f.collections)
             and (not f.doc_types or r.doc_type in f.doc_types)
-            and r.path.startswith(prefix)
+            and r.path.startswith(prefix) and (glob is None or glob.match(r.path))
             and (not tags_any or tags_any & set(r.tags)) and tags_all <= set(r.tags)
             and (not (f.date_from or f.date_to) or (
                 r.date is not None and (f.date_from or r.date) <= r.date <= (f.date_to or r.date)))
         )
 
     def find_document(self, path: str, root: str | None = None) -> DocumentRecord:
-        """The record for a root-relative path (or an absolute path under a root)."""
+        """The record for a root-relative path, else for the file the path names on disk (absolute,
+        or relative to the current folder: ``docs/api.rst`` run beside ``docs/``)."""
         wanted = path.strip()
         relative = wanted.lstrip("/")
         records = self.store.records()
         for r in records:
             if r.path == relative and (root is None or r.root == root):
                 return r
+        on_disk = _on_disk(wanted)
         for r in records:
-            if str(Path(r.root) / r.path) == wanted:
+            if (root is None or r.root == root) and Path(r.root, r.path) in on_disk:
                 return r
         raise NotFound(f"no indexed document at {relative!r}; `docshelf status` or list_documents shows what is indexed")
 
@@ -777,7 +785,13 @@ class Docshelf:
             else:
                 selected = select_lines(record, selected, span)
         if exact is None:
-            text = reassemble(selected)
+            # a whole document starts at its title, a section at its own heading (with no text of
+            # their own, neither is any chunk's last heading)
+            if request.section is not None and selected:
+                depth = section_depth(selected[0].heading_path, request.section)
+            else:
+                depth = 0 if span is None and page is None else None
+            text = reassemble(selected, depth)
         starts = [c.start_line for c in selected if c.start_line is not None]
         ends = [c.end_line for c in selected if c.end_line is not None]
         first, last = exact or (min(starts) if starts else None, max(ends) if ends else None)
@@ -924,6 +938,18 @@ def _existing(roots: Sequence[Path], warnings: list[str]) -> list[Path]:
             warnings.append(f"{root} no longer exists; skipped (`docshelf roots remove {root}` forgets it "
                             "and its documents)")
     return [r for r in roots if r.exists()]
+
+
+def _on_disk(path: str) -> set[Path]:
+    """The absolute paths ``path`` may name: as written against the current folder, and with
+    links resolved (roots are stored resolved). Empty for a pushed source such as a URL."""
+    if not path or "://" in path:
+        return set()
+    try:
+        given = Path(path).expanduser()
+        return {Path(os.path.abspath(given)), given.resolve()}
+    except (OSError, RuntimeError, ValueError):  # a link loop, a NUL byte: names no indexed file
+        return set()
 
 
 def _from_root(record: DocumentRecord, root: str) -> bool:

@@ -125,6 +125,27 @@ def test_get_prints_the_document(run, tmp_path, write):
     assert (code, out) == (0, "# A\n\nfirst paragraph\n\n## B\n\nsecond paragraph\n")
 
 
+def test_get_takes_a_path_relative_to_the_current_folder(run, tmp_path, write, monkeypatch):
+    """Beside ``docs/``, ``get docs/api.rst`` is the file a shell completes; it was refused."""
+    write(tmp_path / "docs", "api.rst", "API\n===\n\nThe reference.")
+    run("index", str(tmp_path / "docs"))
+    expected = run("get", "api.rst")
+    assert expected[0] == 0
+    assert run("get", "docs/api.rst") == expected
+    assert run("get", "./docs/../docs/api.rst") == expected
+    monkeypatch.chdir(tmp_path / "docs")
+    assert run("get", "../docs/api.rst") == expected
+    code, out, err = run("get", "../docs/missing.rst")
+    assert (code, out) == (1, "") and "no indexed document at '../docs/missing.rst'" in err
+
+
+def test_documents_says_when_its_filters_leave_nothing(run, indexed):
+    assert run("documents", "--path", "docs/") == (
+        0, "", "No documents match --path/--collection; `docshelf documents` lists every one.\n")
+    code, out, _ = run("documents")
+    assert code == 0 and out.startswith("guide.md")
+
+
 def test_tag_and_field_filters(run, tmp_path, write):
     write(tmp_path / "docs", "a.md", "---\ntags: [ops, db]\nstatus: draft\n---\n# A\n\nbackup notes for the database")
     write(tmp_path / "docs", "b.md", "---\ntags: [ops]\nstatus: final\n---\n# B\n\nbackup notes for the web tier")
@@ -214,7 +235,7 @@ def test_get_an_unknown_section_or_page_names_the_problem(run, tmp_path, write):
     assert code == 1
     assert err.strip() == "Error: a.md has no section 'Quotas'; its sections are: Guide; 2. The tokens command; Limits"
     code, _, err = run("get", "a.md", "--page", "2")
-    assert code == 1 and err.strip() == "Error: a.md has no pages (markdown format); read it by lines or section"
+    assert code == 1 and err.strip() == "Error: a.md has no pages (markdown format); read it by lines or section, or whole"
     code, _, err = run("get", "a.md", "--lines", "500-600")
     assert code == 1 and err.strip() == "Error: a.md has text on lines 1-11; lines 500-600 hold none"
 

@@ -413,6 +413,134 @@ def test_myst_directives_and_mkdocstrings(tmp_path: Path) -> None:
     ]
 
 
+def test_myst_targets_may_hold_spaces(tmp_path: Path) -> None:
+    """pip's pages put ``(SSL Certificate Verification)=`` above their title; Sphinx takes any
+    label text, so such a line is a target like ``(config-file)=``, never a paragraph."""
+    doc = parse(tmp_path / "certs.md", (
+        "(SSL Certificate Verification)=\n\n# HTTPS Certificates\n\n(vcs support)=\n\nText (see below)=\n"
+    ))
+    assert blocks(doc) == [
+        ("heading", "# HTTPS Certificates", ("HTTPS Certificates",), 3, 3),
+        ("paragraph", "Text (see below)=", ("HTTPS Certificates",), 7, 7),
+    ]
+
+
+def test_myst_version_directives_and_admonitions_read_as_sphinx_renders_them(tmp_path: Path) -> None:
+    """``{versionchanged} 23.3`` is "Changed in version 23.3:" (the version was lost: the block
+    read "Versionchanged:"), ``{seealso}`` is "See also:", and a directive without arguments
+    reads text on its first line as content, as reST's ``.. note:: Text`` does."""
+    doc = parse(tmp_path / "caching.md", (
+        "# Caching\n\n"
+        "```{versionadded} 6.0\n\n```\n\n"
+        "```{versionchanged} 23.3\nA new cache format.\n```\n\n"
+        ":::{deprecated} 8.5.0 Use a temporary directory.\n:::\n\n"
+        "```{seealso}\nThe pip config command.\n```\n\n"
+        "```{note} Tokens expire.\n```\n"
+    ))
+    assert [b.text for b in doc.blocks][1:] == [
+        "New in version 6.0:",
+        "Changed in version 23.3:\nA new cache format.",
+        "Deprecated since version 8.5.0: Use a temporary directory.",
+        "See also:\nThe pip config command.",
+        "Note: Tokens expire.",
+    ]
+
+
+def test_myst_tab_keeps_its_title(tmp_path: Path) -> None:
+    """sphinx-inline-tabs' ``{tab} Linux`` names the platform its content is for; it read
+    "Tab:" and the name was lost."""
+    doc = parse(tmp_path / "cache.md", (
+        "# Default paths\n\n````{tab} Linux\n```\n~/.cache/pip\n```\n````\n\n"
+        "```{tab} MacOS\n~/Library/Caches/pip\n```\n"
+    ))
+    assert [(b.kind, b.text) for b in doc.blocks][1:] == [
+        ("paragraph", "Linux:"),
+        ("code", "```\n~/.cache/pip\n```"),
+        ("paragraph", "MacOS:\n~/Library/Caches/pip"),
+    ]
+
+
+def test_myst_definition_lists_lose_their_markers(tmp_path: Path) -> None:
+    """MyST's ``deflist``: ``Term`` then ``: definition`` (a blank line between is allowed).
+    The ``:`` markers stayed in the text; the term now reads "Term:" above its definition.
+    A ``:`` line under a paragraph of several lines, or inside code, is left alone."""
+    doc = parse(tmp_path / "config.md", (
+        "# Location\n\n"
+        "Global\n: In a \"pip\" subdirectory of `XDG_CONFIG_DIRS`.\n: Then /etc/pip.conf.\n\n"
+        "**needs rebase or merge**\n\n: marks PRs that have merge conflicts\n\n"
+        "Two lines\nof prose\n: stays\n\n"
+        "```\nkey\n: value\n```\n"
+    ))
+    assert [(b.text, b.start_line, b.end_line) for b in doc.blocks][1:] == [
+        ("Global:\nIn a \"pip\" subdirectory of `XDG_CONFIG_DIRS`.\nThen /etc/pip.conf.", 3, 5),
+        ("**needs rebase or merge**:", 7, 7),
+        ("marks PRs that have merge conflicts", 9, 9),
+        ("Two lines\nof prose\n: stays", 11, 13),
+        ("```\nkey\n: value\n```", 15, 18),
+    ]
+
+
+def test_a_fence_opening_a_list_item_closes_at_the_items_column(tmp_path: Path) -> None:
+    """pip's configuration page opens a fence on a list item (a fence right after ``- ``); its indented
+    closing line was taken for an opener, so the page's later ``{note}`` read as a code block
+    with the directive in it."""
+    doc = parse(tmp_path / "config.md", (
+        "# Environment Variables\n\n"
+        "- ```\n  PIP_FIND_LINKS=a\n  ```\n\n  is the same as\n\n  ```\n  --find-links=a\n  ```\n\n"
+        "```{note}\nAn empty string is not false.\n```\n"
+    ))
+    assert [(b.kind, b.text, b.start_line) for b in doc.blocks][-1] == (
+        "paragraph", "Note:\nAn empty string is not false.", 13)
+
+
+def test_a_myst_role_wrapped_over_two_lines_is_read(tmp_path: Path) -> None:
+    """Hard-wrapped MyST (pip, click) breaks a role's text over a line end; the role stayed
+    raw (``{ref}`direct`` … ``<pypug:dependency-specifiers>`)``). A role-like text inside a
+    code span (starlette's ``{prefix}:{name}``) is no role."""
+    doc = parse(tmp_path / "resolver.md", (
+        "# Finder\n\n"
+        "Candidates from other sources (local directories, {ref}`direct\n"
+        "URL references <pypug:dependency-specifiers>`) skip the finder.\n\n"
+        "Submounts use a `{prefix}:{name}`\nnaming `scheme`.\n"
+    ))
+    assert [(b.text, b.start_line, b.end_line) for b in doc.blocks][1:] == [
+        ("Candidates from other sources (local directories, direct URL references\n) skip the finder.", 3, 4),
+        ("Submounts use a `{prefix}:{name}`\nnaming `scheme`.", 6, 7),
+    ]
+
+
+def test_myst_doctest_is_code_and_its_setup_is_dropped(tmp_path: Path) -> None:
+    """structlog's MyST pages show examples in ``{doctest}`` fences after hidden
+    ``{testsetup}`` ones; both read as prose ("Doctest:" above the ``>>>`` lines, "Testsetup:"
+    above code no reader sees). They now read as reST's ``.. doctest::`` / ``.. testsetup::``."""
+    doc = parse(tmp_path / "getting-started.md", (
+        "# Getting Started\n\n"
+        "```{testsetup}\nimport structlog\n```\n\n"
+        "```{doctest}\n>>> log = structlog.get_logger()\n```\n\n"
+        "```{console}\n$ pip install structlog\n```\n"
+    ))
+    assert [(b.kind, b.text) for b in doc.blocks][1:] == [
+        ("code", "```\n>>> log = structlog.get_logger()\n```"),
+        ("code", "```\n$ pip install structlog\n```"),
+    ]
+
+
+def test_an_unknown_directive_holding_a_console_session_is_code(tmp_path: Path) -> None:
+    """pip's own ``{pip-cli}`` directive holds ``$ pip install …`` sessions that its Sphinx
+    extension renders as a console; it read "Pip cli:" above the commands as prose. An unknown
+    directive whose body opens with a prompt is now a console block; one without stays
+    labelled."""
+    doc = parse(tmp_path / "local.md", (
+        "# Editable installs\n\n"
+        "```{pip-cli}\n$ pip install -e path/to/SomeProject\n```\n\n"
+        "```{rubric-like}\nSome words.\n```\n"
+    ))
+    assert [(b.kind, b.text) for b in doc.blocks][1:] == [
+        ("code", "```console\n$ pip install -e path/to/SomeProject\n```"),
+        ("paragraph", "Rubric like:\nSome words."),
+    ]
+
+
 def test_mkdocs_click_directive_is_dropped_with_its_options(tmp_path: Path) -> None:
     """``::: mkdocs-click`` (hatch's CLI page) is filled in at build time; its option lines
     are no prose, and a hyphenated directive name must not read as a ``:::`` admonition."""

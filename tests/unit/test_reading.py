@@ -135,6 +135,9 @@ def test_an_empty_result_says_why_it_is_empty(shelf, tmp_path, write):
     assert why(query="submarine", mode="keyword") == "no_match"
     assert why(query="zeppelin", mode="keyword", tags_any=("finance",)) == "empty_scope"
     assert why(query="zeppelin", path_prefix="guides/") == "empty_scope"
+    # a glob that matches no document is an empty scope too (it was "no_match": "check the spelling")
+    assert why(query="zeppelin", mode="keyword", path_glob="guides/*.md") == "empty_scope"
+    assert why(query="submarine", mode="keyword", path_glob="*.md") == "no_match"
     assert why(query="zeppelin", mode="keyword", min_score=1.0) == "below_min_score"
 
 
@@ -164,3 +167,55 @@ def test_document_dates_are_days_at_index_time_and_filters_compare_days(shelf, t
     assert found(date_from="2024-01-05T12:00:00Z") == ["late.md", "plain.md"]
     assert found(date_to="2024-01-05T00:00:00-05:00") == ["late.md"]
     assert found() == ["late.md", "plain.md", "vague.md"]
+
+
+def test_a_whole_document_or_section_read_keeps_headings_that_hold_no_text(shelf, tmp_path, write):
+    """A page title right above its first section holds no text of its own, so no chunk ends in
+    it: ``get`` printed an RST or Markdown page from its first ``##`` section, without the title."""
+    write(tmp_path / "docs", "guide.rst", "Guide\n=====\n\nSetup\n-----\n\nInstall it.\n\nUsage\n-----\n\nRun it.\n")
+    write(tmp_path / "docs", "notes.md", "# Notes\n\n## Setup\n\n### Linux\n\nUse apt.\n\n## Usage\n\nRun it.\n")
+    shelf.index([tmp_path / "docs"])
+    assert shelf.get_document("guide.rst").text == "# Guide\n\n## Setup\n\nInstall it.\n\n## Usage\n\nRun it."
+    # a section starts at its own heading, and a subsection's chunk brings the heading above it
+    assert shelf.get_document("notes.md", section="Notes").text == (
+        "# Notes\n\n## Setup\n\n### Linux\n\nUse apt.\n\n## Usage\n\nRun it.")
+    assert shelf.get_document("notes.md", section="setup").text == "## Setup\n\n### Linux\n\nUse apt."
+    assert shelf.get_document("notes.md", section="Linux").text == "### Linux\n\nUse apt."
+
+
+def test_a_refused_range_names_only_ranges_the_document_has(shelf, tmp_path, write):
+    """A Word file has neither lines nor pages: "no pages; read it by lines" and "no line numbers;
+    use page" sent a reader from one refusal to the other. A notebook's pages are its cells."""
+    import json
+
+    import docx
+
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    document = docx.Document()
+    document.add_heading("Expenses", 1)
+    document.add_paragraph("Submit expense reports within 30 days.")
+    document.save(folder / "handbook.docx")
+    cells = [{"cell_type": "markdown", "metadata": {}, "source": "# Training\n\nWe fit a model."}]
+    write(folder, "train.ipynb", json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
+    write(folder, "plain.md", "no headings here")
+    shelf.index([folder])
+    with pytest.raises(NotFound, match=r"^handbook.docx has no pages \(docx format\); read it by section, or whole$"):
+        shelf.get_document("handbook.docx", page=1)
+    with pytest.raises(NotFound, match=r"^handbook.docx has no line numbers \(docx format\); read it by section, or whole$"):
+        shelf.get_document("handbook.docx", lines="1-3")
+    with pytest.raises(NotFound, match=r"; read it by page \(its cell number\) or section, or whole$"):
+        shelf.get_document("train.ipynb", lines="1-3")
+    with pytest.raises(NotFound, match=r"^plain.md has no sections \(no headings\); read it by lines, or whole$"):
+        shelf.get_document("plain.md", section="Setup")
+
+
+def test_a_code_block_cut_across_chunks_reads_back_as_one_block(make_shelf, fake_embedder, tmp_path, write):
+    """The chunker fences each part of an oversized code block; a whole read rejoins them, or an
+    example read as two blocks broken mid-way (seen on attrs' api-attr.rst doctest)."""
+    code = "\n".join(f"value_{i} = compute({i})" for i in range(60))
+    write(tmp_path / "docs", "guide.md", f"# Guide\n\nIntro.\n\n```python\n{code}\n```\n\nAfter.\n\n```sh\nls\n```\n")
+    shelf = make_shelf(fake_embedder, chunk_tokens=96)
+    shelf.index([tmp_path / "docs"])
+    assert shelf.find_document("guide.md").chunk_count > 3  # the block was cut
+    assert shelf.get_document("guide.md").text == f"# Guide\n\nIntro.\n\n```python\n{code}\n```\n\nAfter.\n\n```sh\nls\n```"

@@ -20,7 +20,8 @@ dropped line becomes blank), so every line keeps its number and citations stay e
 - Material icon shortcodes ``:material-check:``, ``:octicons-file-code-24:{ .x }`` → dropped
   (outside code spans; a link left without text goes too); Gemoji ``:smile:`` is kept;
 - MyST roles read as reST's do (:mod:`.rst_inline`): ``{func}`~pkg.connect``` → ``connect``,
-  ``{ref}`the guide <label>``` → ``the guide``; ``(label)=`` target lines → blank;
+  ``{ref}`the guide <label>``` → ``the guide``; ``(label)=`` target lines (spaces allowed) → blank;
+  MyST definition lists ``Term`` / ``: definition`` → ``Term:`` / ``definition``;
 - MDX ``import``/``export`` statements (also multi-line) → blank;
 - Hugo shortcode delimiters ``{{< name >}}``/``{{% name %}}`` → dropped, the text between
   them kept; ``{{< highlight go >}}`` … ``{{< /highlight >}}`` becomes a fenced block.
@@ -33,6 +34,7 @@ from __future__ import annotations
 import re
 
 from .inline_html import outside_code_spans
+from .rst import ADMONITIONS, CODE_DIRECTIVES, DROP_DIRECTIVES
 from .rst_inline import role_text
 from .snippets import FenceTracker, Numbered
 
@@ -53,7 +55,10 @@ _IMPORT_OPEN = re.compile(r"^import\s+(?:type\s+)?(?:[\w$]+\s*,\s*)?\{[^}]*$")
 _EXPORT = re.compile(r"^export\s+(?:default\s|const\s|let\s|var\s|function\s|class\s|async\s+function\s|\{)")
 _ICON = re.compile(rf"(?P<pre>[ \t]*)(?<![\w`:]):(?:material|fontawesome|octicons|simple|lucide|twemoji|mdi)-[\w-]+:(?![\w`])"
                    rf"(?:{ATTR_LIST})?(?P<post>[ \t]*)")
-_MYST_TARGET = re.compile(r"^\s*\([\w.:-]+\)=\s*$")
+_DEFINITION = re.compile(r"^(?P<indent> {0,3}):[ \t]+(?P<text>\S.*)$")
+_NOT_TERM = re.compile(r"^\s*(?:#{1,6}\s|[-*+]\s|\d+[.)]\s|>|\||`{3,}|~{3,}|:{3,})")
+_MYST_TARGET = re.compile(r"^\s*\([^()\s][^()]*\)=\s*$")  # "(label)=", "(SSL Certificate Verification)="
+_MYST_ROLE_OPEN = re.compile(r"\{(?P<role>[\w.+:-]+)\}`(?P<body>[^`]{1,300})$")
 _MYST_ROLE = re.compile(r"\{(?P<role>[\w.+:-]+)\}`(?P<body>[^`]{1,300})`")
 _EMPTY_LINK = re.compile(r"(?<!!)\[\s*\](?:\([^()\s]*\)|\[[^\]]*\])")
 _SHORTCODE = re.compile(r"\{\{[<%](?!/\*)\s*(?P<close>/)?\s*(?P<name>[\w./-]+)(?P<args>.*?)\s*[>%]\}\}")
@@ -74,8 +79,10 @@ def normalize_markup(lines: Numbered) -> Numbered:
     depth = 0  # bracket depth of an open multi-line MDX statement
     myst = _Myst()
     blocks = _Blocks()
-    for text, number in lines:
-        if myst.consumes(text, in_fence=fences.marker is not None):
+    definitions: set[int] = set()  # indices in ``out`` of definition lines
+    lines = _join_split_roles(lines)
+    for at, (text, number) in enumerate(lines):
+        if myst.consumes(text, in_fence=fences.marker is not None, following=lines[at + 1 : at + 4]):
             if myst.code:  # "```{code-block} python" became "```python": a fence to follow
                 fences.feed(myst.rewritten)
             out.append((myst.rewritten, number))
@@ -103,8 +110,58 @@ def normalize_markup(lines: Numbered) -> Numbered:
         rewritten = _rewrite(text, bodies)
         if isinstance(rewritten, tuple):
             rewritten, skip_until, depth = rewritten
-        out.append((rewritten, number))
+        out.append((_definition(rewritten, out, definitions), number))
     return _hugo_highlight(out)
+
+
+def _join_split_roles(lines: Numbered) -> Numbered:
+    """A MyST role wrapped over two lines (``{ref}`direct`` / ``URL references <label>`)``) is
+    moved whole onto its first line, so the line-by-line role rule reads it; the second line
+    keeps what follows the role. Code fences and code spans are left alone."""
+    out = list(lines)
+    fences = FenceTracker()
+    for i, (text, number) in enumerate(out[:-1]):
+        if fences.feed(text) or "}`" not in text:
+            continue
+        match = _MYST_ROLE_OPEN.search(text)
+        if match is None or text[: match.start()].count("`") % 2:  # inside a code span
+            continue
+        following, next_number = out[i + 1]
+        close = following.find("`")
+        if close < 0 or not following[:close].strip():
+            continue
+        body = f"{match.group('body').rstrip()} {following[:close].strip()}"
+        out[i] = (f"{text[: match.start()]}{{{match.group('role')}}}`{body}`", number)
+        lead = len(following) - len(following.lstrip())
+        out[i + 1] = (following[:lead] + following[close + 1 :].lstrip(), next_number)
+    return out
+
+
+def _definition(text: str, out: Numbered, definitions: set[int]) -> str:
+    """A MyST definition line ``: text`` under a one-line term → ``text``, the term → ``Term:``.
+
+    Without this the ``:`` markers stay in the text and the term reads as a sentence of its
+    own. A term is a lone line (blank or nothing above it) within one blank line of the first
+    definition; further definitions of the same term just lose their marker.
+    """
+    match = _DEFINITION.match(text)
+    if match is None:
+        return text
+    above = [k for k in range(len(out) - 1, max(-1, len(out) - 3), -1) if out[k][0].strip()]
+    if not above:
+        return text
+    k = above[0]
+    if k in definitions:
+        definitions.add(len(out))
+        return match.group("indent") + match.group("text")
+    term = out[k][0]
+    if k + 1 < len(out) - 1 and out[k + 1][0].strip():  # not within one blank line
+        return text
+    if (k > 0 and out[k - 1][0].strip()) or _NOT_TERM.match(term):
+        return text
+    out[k] = (term.rstrip() if term.rstrip().endswith(":") else term.rstrip() + ":", out[k][1])
+    definitions.add(len(out))
+    return match.group("indent") + match.group("text")
 
 
 def _rewrite(text: str, bodies: list[int]):
@@ -171,7 +228,7 @@ class _Myst:
         self.rewritten = ""
         self.code = False
 
-    def consumes(self, text: str, *, in_fence: bool) -> bool:
+    def consumes(self, text: str, *, in_fence: bool, following: Numbered = ()) -> bool:
         """True when ``text`` belongs to MyST markup; ``rewritten`` is then what replaces it."""
         self.rewritten, self.code = "", False
         stripped = text.strip()
@@ -194,30 +251,48 @@ class _Myst:
             return True
         match = _MYST_OPEN.match(text)
         if match:
-            return self._opener(match)
+            return self._opener(match, following)
         match = _MKDOCSTRINGS.match(text)
         if match and ("." in match.group("ident") or match.group("ident").lower() not in COLON_KINDS):
             self.skip_indent = len(match.group("indent"))
             return True
         return False
 
-    def _opener(self, match: re.Match[str]) -> bool:
+    def _opener(self, match: re.Match[str], following: Numbered = ()) -> bool:
         fence, name, arg = match.group("fence"), match.group("name").lower(), match.group("arg").strip()
         base = name.split(":")[-1]
-        if base in _MYST_CODE:
+        console = base not in _MYST_CODE and fence[0] != ":" and _console_session(base, following)
+        if base in _MYST_CODE or console:
             if fence[0] == ":":
                 return False
-            self.rewritten = match.group("indent") + fence + (arg.split() or [""])[0]
+            self.rewritten = match.group("indent") + fence + ("console" if console else (arg.split() or [""])[0])
             self.options = self.code = True
             return True
         if base in _MYST_DROP or base.startswith("auto"):
             self.dropping = fence
             return True
-        label = arg if arg and base in _MYST_TITLED else base.replace("-", " ").capitalize()
-        self.rewritten = match.group("indent") + label + ":" if label else ""
+        if base in ADMONITIONS:  # as Sphinx renders them: "New in version 6.0:", "See also:"
+            label = ADMONITIONS[base]
+            if base.startswith(("version", "deprecated")):  # the version, then an optional explanation
+                version, _, arg = arg.partition(" ")
+                label = f"{label} {version}".strip()
+            # a directive without arguments reads text on its first line as content
+            self.rewritten = match.group("indent") + label + ":" + (f" {arg.strip()}" if arg.strip() else "")
+        else:
+            label = arg if arg and base in _MYST_TITLED else base.replace("-", " ").capitalize()
+            self.rewritten = match.group("indent") + label + ":" if label else ""
         self.open.append(fence)
         self.options = True
         return True
+
+
+def _console_session(base: str, following: Numbered) -> bool:
+    """A directive no table knows whose body opens with a prompt (pip's ``{pip-cli}``: ``$ pip
+    install …``) is a console example a build-time extension renders, not a labelled note."""
+    if base in ADMONITIONS or base in _MYST_TITLED or base in COLON_KINDS or base in _MYST_DROP:
+        return False
+    first = next((text.strip() for text, _ in following if text.strip()), "")
+    return first.startswith(("$ ", ">>> "))
 
 
 class _Blocks:
@@ -277,10 +352,11 @@ def _closes(stripped: str, fence: str) -> bool:
 _MYST_OPEN = re.compile(r"^(?P<indent>\s*)(?P<fence>`{3,}|~{3,}|:{3,})\{(?P<name>[\w:.-]+)\}(?P<arg>.*)$")
 _MYST_OPTION = re.compile(r"^:[\w-]+:(?:\s.*)?$")
 _MKDOCSTRINGS = re.compile(r"^(?P<indent>\s*):::\s+(?P<ident>\w[\w.-]*)\s*$")  # also ``::: mkdocs-click``
-_MYST_CODE = {"code-block", "code", "sourcecode", "code-cell", "literalinclude"}
+# the same directives as reST's (``{doctest}``, ``{console}`` are code; ``{testsetup}`` is dropped)
+_MYST_CODE = {"code-block", "code", "sourcecode", "code-cell", "literalinclude"} | CODE_DIRECTIVES
 _MYST_DROP = {"toctree", "eval-rst", "contents", "index", "image", "raw", "include", "mermaid", "graphviz",
-              "glue", "bibliography", "currentmodule", "module", "tabularcolumns", "list-table"}
-_MYST_TITLED = {"admonition", "topic", "sidebar", "dropdown", "tab-item", "card", "grid-item-card", "rubric"}
+              "glue", "bibliography", "currentmodule", "module", "tabularcolumns", "list-table"} | DROP_DIRECTIVES
+_MYST_TITLED = {"admonition", "topic", "sidebar", "dropdown", "tab-item", "tab", "card", "grid-item-card", "rubric"}
 COLON_KINDS = {"note", "tip", "info", "warning", "danger", "caution", "important", "success", "details",
                "seealso", "attention", "hint", "error", "example", "question", "quote", "abstract", "summary",
                "bug", "failure", "todo", "admonition", "dropdown", "tab-set", "tab-item", "card", "grid",

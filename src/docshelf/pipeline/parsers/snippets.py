@@ -38,7 +38,8 @@ _CURLY = re.compile(r"^(?P<indent>[ \t]*)\{\*\s*(?P<body>.+?)\s*\*\}\s*$")
 _BANG = re.compile(r"^(?P<indent>[ \t]*)\{!>?\s*(?P<body>[^!]+?)\s*!(?:\s*lines=(?P<lines>[\d\s-]+))?\}\s*$")
 _MDX_LINES = re.compile(r"\[ln:(?P<spec>[\d\s,-]+)\]$")
 _OPTION = re.compile(r"\s+(?P<name>ln|hl)\[(?P<spec>[^\]]*)\]")
-_FENCE_OPEN = re.compile(r"^\s*(`{3,}|~{3,})")
+# a fence may open a list item ("- ```"): its content and closing fence sit at the item's column
+_FENCE_OPEN = re.compile(r"^(?P<lead>\s*(?:(?:[-*+]|\d{1,9}[.)])[ \t]+)?)(?P<fence>`{3,}|~{3,})")
 _MARKDOWN_SUFFIXES = {".md", ".markdown", ".mdx", ".txt", ".text"}
 
 
@@ -46,7 +47,9 @@ class FenceTracker:
     """Follows ``` / ~~~ fences line by line (any indentation: admonition bodies are indented).
 
     As in CommonMark, a closing fence is indented at most three spaces more than its opener,
-    so an indented fence shown inside a fenced example does not close the example.
+    so an indented fence shown inside a fenced example does not close the example. A fence
+    that opens a list item (a fence after ``- ``) counts from the item's content column, so its
+    indented closing line closes it rather than opening a fence of its own.
     """
 
     def __init__(self) -> None:
@@ -58,9 +61,10 @@ class FenceTracker:
         stripped = line.lstrip()
         if self.marker is None:
             match = _FENCE_OPEN.match(line)
-            if match and not (match.group(1)[0] == "`" and "`" in stripped[len(match.group(1)) :]):
-                self.marker = match.group(1)
-                self.indent = len(line) - len(stripped)
+            fence = match.group("fence") if match else ""
+            if match and not (fence[0] == "`" and "`" in line[match.end() :]):
+                self.marker = fence
+                self.indent = len(match.group("lead"))
                 return True
             return False
         if (stripped.startswith(self.marker) and not stripped.strip().strip(self.marker[0])
