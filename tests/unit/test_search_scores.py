@@ -8,7 +8,7 @@ import pytest
 
 from docshelf.analysis import code_tokens, contains_token
 from docshelf.search.calibrate import CalibrationParams, Calibrator, capped, confidence, coverage
-from docshelf.search.fuse import FusionParams, exact_bonus, for_query, short_prior
+from docshelf.search.fuse import FusionParams, exact_bonus, short_prior
 
 
 @pytest.mark.parametrize("query, tokens", [
@@ -190,11 +190,6 @@ def test_dense_share_grows_when_the_best_keyword_match_holds_few_query_terms():
     assert dense_weight(0.45, 12.0, params, lexical_coverage=0.0) == pytest.approx(0.95)  # capped
     # a strong BM25 match (raw 30, unit 0.75: a long query matching many terms) keeps its share
     assert dense_weight(0.45, 30.0, params, lexical_coverage=0.2) == 0.5
-    # raw 14 (unit 0.583): over the gate for a name or a pasted message, under it for a question in prose
-    assert dense_weight(0.45, 14.0, params, lexical_coverage=0.2) == 0.5
-    assert dense_weight(0.45, 14.0, for_query(params, prose=True), lexical_coverage=0.2) == pytest.approx(0.95)
-    assert for_query(params, prose=False) is params
-    assert dense_weight(0.45, 30.0, for_query(params, prose=True), lexical_coverage=0.2) == 0.5
     # BM25 ranks "distractor" first on incidental words, the dense side ranks "answer" first
     lexical = {"distractor": 12.0, "answer": 2.0, "other": 4.0, "fourth": 0.0}
     dense = {"distractor": 0.30, "answer": 0.45, "other": 0.25, "fourth": 0.20}

@@ -41,8 +41,8 @@ from .calibrate import (
 from .calibration_memo import CalibrationMemo
 from .citing import cite_what_the_query_names
 from .diversity import Group, diversify, diversify_settled
-from .fuse import (FusionParams, bm25_to_unit, cosine_to_unit, dense_weight, exact_bonus, for_query, fuse_hybrid,
-                   heading_is_named, heading_share, included_paths, is_changelog, is_summary_heading, named_sections_first,
+from .fuse import (FusionParams, bm25_to_unit, cosine_to_unit, dense_weight, exact_bonus, fuse_hybrid, heading_is_named,
+                   heading_share, included_paths, is_changelog, is_summary_heading, named_sections_first,
                    opens_subsection, short_prior, subsection_after_lead_in, within_page_ties, word_root)
 from .highlight import after_no, highlight_spans, query_terms, term_stems
 from .phrase import content_count, looks_pasted, phrase_share, query_words, reads_as_code
@@ -349,10 +349,8 @@ class Searcher:
         if best_lexical is not None and lex[best_lexical] > 0 and best_lexical in chunks:
             top = chunks[best_lexical]
             held = coverage(corrected_query(query, fixes) if fixes else query, " ".join((top.title, *top.heading_path, top.text)))
-        tokens = code_tokens(query)
-        # a question in prose is gated higher than a name or a pasted message (``fuse.for_query``)
-        params = for_query(self.options.fusion, not tokens and not looks_pasted(query))
-        fused = fuse_hybrid(lex, den, params, held)
+        fused = fuse_hybrid(lex, den, self.options.fusion, held)
+        params = self.options.fusion
         if params.short_penalty > 0:
             # Short *whole* sections only (no overlap: not the tail of a long section, e.g. an abstract's last chunk).
             cap = params.short_words  # the prior is 1 from there on: counting stops at the cap
@@ -363,6 +361,7 @@ class Searcher:
                 i: f * short_prior(words_up_to(chunks[i].text, cap), params, share) if not chunks[i].overlap else f
                 for i, f in fused.items()
             }
+        tokens = code_tokens(query)
         if tokens:  # identifiers and error codes: an exact occurrence weighs more
             # contains_token's test, with each pattern compiled and each text lowered once; the
             # plain substring test first (most candidates hold none of the tokens)

@@ -10,7 +10,7 @@ import json
 import math
 import re
 from collections.abc import Callable, Hashable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import PurePosixPath
 
@@ -38,19 +38,13 @@ class FusionParams:
     bm25_pivot: float = 0.5
     bm25_slope: float = 8.0
     # ...and more when the best BM25 match holds few of the query's terms (its coverage below
-    # coverage_pivot) and scores modestly (unit BM25 below coverage_gate, raw 15): + coverage_slope
+    # coverage_pivot) and scores modestly (unit BM25 below coverage_gate, raw 12.2): + coverage_slope
     # * (coverage_pivot - coverage), at most max_dense_weight. BM25 then ranks on incidental words
     # ("accept", "begins") while the page that answers a paraphrase shares none of its words.
-    # The gate keeps long queries whose best match holds many terms (SciFact claims, raw ~37) as
-    # they were. A question in prose (no code-like token, nothing pasted: ``for_query``) is gated
-    # at prose_coverage_gate (raw 15.6): its best match on one or two rare words ("signed-in",
-    # "suite") scores raw 12-15 and is no more evidence than that; a pasted message's or a name's
-    # verbatim match is. SciFact's claims are prose too: from 0.63 on they lose 0.009 nDCG@10
-    # (benchmarks/README.md, "Section choice, sixth pass").
+    # The gate keeps long queries whose best match holds many terms (SciFact claims) as they were.
     coverage_pivot: float = 0.7
     coverage_slope: float = 2.0
     coverage_gate: float = 0.55
-    prose_coverage_gate: float = 0.61
     max_dense_weight: float = 0.95
     # A weak keyword match stands out only by its z-score: over a pool where most candidates
     # hold no query term, a chunk matching one common word gets a BM25 z of 4-5 and outranks
@@ -129,15 +123,6 @@ class FusionParams:
     # shows the same code with the prose that explains it, and the reader is sent there. Only
     # when the including page is in the same pool (``included_paths``); hybrid only.
     included_penalty: float = 0.3
-
-
-@lru_cache(maxsize=64)  # the settings are frozen: one copy per settings, not one per query
-def for_query(params: FusionParams, prose: bool) -> FusionParams:
-    """The settings one query fuses with: a question in prose (no code-like token, nothing pasted)
-    is gated at ``prose_coverage_gate`` instead of ``coverage_gate``."""
-    if prose and params.prose_coverage_gate != params.coverage_gate:
-        return replace(params, coverage_gate=params.prose_coverage_gate)
-    return params
 
 
 def bm25_to_unit(score: float, half: float = 10.0) -> float:
