@@ -72,7 +72,7 @@ def test_the_memo_remembers_absence_until_the_word_is_indexed(indexed, write):
     store, memo = Counting(shelf.store), ProbeMemo()
     assert check_words("mongodb cookie", store, [], TypoParams(), memo=memo).absent == ("mongodb",)
     assert check_words("session in mongodb", store, [], TypoParams(), memo=memo).absent == ("mongodb",)
-    assert store.probes == 1
+    assert store.probes == 2  # its probe and its swapped forms' (swapped_stems), once
     write(docs, "mongo.md", "# MongoDB\n\nThere is no MongoDB support.")
     shelf.index([docs])
     assert check_words("mongodb cookie", store, [], TypoParams(), memo=memo).absent == ()
@@ -186,3 +186,14 @@ def test_a_typo_of_a_word_the_stemmer_shortens_is_corrected_not_absent(write, tm
         pages[f"p{i}.md"] = f"# Page {i}\n\nGive the project a name; the name is shown with version {i}."
     index_pages(shelf, write, tmp_path / "docs", pages)
     assert check_words("matrix namming", shelf.store, [], TypoParams()) == WordCheck({"namming": "naming"})
+
+
+def test_a_long_word_with_two_letters_swapped_is_corrected_not_absent(write, tmp_path, shelf):
+    """A swap is the commonest slip, one edit to ``edits`` but two to the engine, and the index
+    holds stems: ``valdiator`` is four engine edits from ``valid`` (``validator``'s stem), so it
+    was called absent and its search found nothing. Its swapped forms' stems are probed as exact terms."""
+    pages = {"validate.md": "# Validation\n\nA validator checks a field's value; pass validators to any field.",
+             "fields.md": "# Fields\n\nFields serialize and deserialize values of many types."}
+    index_pages(shelf, write, tmp_path / "docs", pages)
+    assert check_words("custom valdiator", shelf.store, [], TypoParams()) == WordCheck({"valdiator": "validator"})
+    assert check_words("custom vaildator", shelf.store, [], TypoParams()) == WordCheck({"vaildator": "validator"})

@@ -185,15 +185,35 @@ def probe_all(store: Store, todo: Sequence[str], params: TypoParams, k: int | No
     if not todo:
         return []
     probes = [(probe_text(w), probe_fuzziness(w)) for w in todo]
-    extra = {i: (root, 1) for i, w in enumerate(todo) if (root := short_stem(w))}
-    asked = probes + list(extra.values())
+    extra = [(i, (root, 1)) for i, w in enumerate(todo) if (root := short_stem(w))]
+    extra += [(i, (swapped, 0)) for i, w in enumerate(todo) if (swapped := swapped_stems(w))]
+    asked = probes + [probe for _, probe in extra]
     if isinstance(store, ProbeSearch):
         found = store.probe_texts(asked, k)
     else:
         found = [[c.embed_text for c, _ in store.text_search(text, k, None, fuzziness=f)] for text, f in asked]
-    for n, i in enumerate(extra, start=len(probes)):  # each stem's chunks after its word's, once
+    for n, (i, _) in enumerate(extra, start=len(probes)):  # each extra probe's chunks after its word's, once
         found[i] = list(dict.fromkeys(found[i] + found[n]))
     return found[: len(probes)]
+
+
+def swaps(word: str) -> list[str]:
+    """``word`` with two adjacent letters swapped, at every place but the first letter
+    (``_nearest`` keeps the first letter)."""
+    return [word[:i] + word[i + 1] + word[i] + word[i + 2 :] for i in range(1, len(word) - 1)]
+
+
+def swapped_stems(word: str) -> str | None:
+    """The stems of a long word's swapped forms, probed apart as exact terms. A swap is one edit
+    to ``edits`` but two to the engine, and the index holds stems: ``valdiator`` is four edits from
+    ``valid`` (``validator``'s stem), beyond the two a long word's probe allows, so the commonest
+    typo of all was called absent. Exact terms cost the engine no expansion. None for an
+    identifier or a short word (its own probe holds its swapped forms, ``probe_text``)."""
+    if "_" in word or probe_fuzziness(word) == 1:
+        return None
+    own = stem(word)
+    stems = [root for root in dict.fromkeys(stem(s) for s in swaps(word)) if root != own]
+    return " ".join(stems) or None
 
 
 def short_stem(word: str) -> str | None:
@@ -296,8 +316,8 @@ def probe_text(word: str) -> str:
     variants = [word, stem(word)]
     if len(word) >= 7:
         variants.append(word[:-2])
-    if probe_fuzziness(word) == 1:  # never the first letter: ``_nearest`` keeps it
-        variants += [word[:i] + word[i + 1] + word[i] + word[i + 2 :] for i in range(1, len(word) - 1)]
+    if probe_fuzziness(word) == 1:  # long words' swapped forms: ``swapped_stems``
+        variants += swaps(word)
     return " ".join(dict.fromkeys(variants))
 
 
