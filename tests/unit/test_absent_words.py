@@ -186,3 +186,15 @@ def test_a_typo_of_a_word_the_stemmer_shortens_is_corrected_not_absent(write, tm
         pages[f"p{i}.md"] = f"# Page {i}\n\nGive the project a name; the name is shown with version {i}."
     index_pages(shelf, write, tmp_path / "docs", pages)
     assert check_words("matrix namming", shelf.store, [], TypoParams()) == WordCheck({"namming": "naming"})
+
+
+def test_a_changed_letter_far_from_the_one_typed_is_another_word_not_a_typo(write, tmp_path, shelf):
+    # 'musl' (the C library) is one letter from 'must', but l and t lie apart on the keyboard:
+    # no slip, so the documentation's silence on musl is reported (set K, u03); 'mudt' (d is
+    # next to s) and 'wheals' (a vowel for a vowel) are slips, corrected as before
+    index_pages(shelf, write, tmp_path / "docs", {"wheels.md": "# Wheels\n\nYou must build wheels from source."})
+    store = shelf.store
+    checked = check_words("binary wheels for musl", store, [], TypoParams())
+    assert checked.fixes == {} and checked.absent == ("musl",)
+    checked = check_words("you mudt build wheals", store, [], TypoParams())
+    assert checked.fixes == {"mudt": "must", "wheals": "wheels"} and checked.absent == ()

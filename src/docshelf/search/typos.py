@@ -14,7 +14,9 @@ A query word counts as a typo only when it is both
 - **close to a known word**: a word of the index one edit away (a letter missing, added,
   changed, or two swapped; two edits from ``long_word`` letters on; 3 letters or fewer are
   never corrected), starting with the same letter (typists rarely miss the first one),
-  found in at least ``min_chunks`` of the chunks that search returns.
+  found in at least ``min_chunks`` of the chunks that search returns; a changed letter must be
+  a neighbouring key or a vowel for a vowel (``plausible_substitution``: ``musl`` is no slip for
+  ``must``).
 
 An unknown word that is near no indexed word is not a typo: it is a paraphrase (the reader's
 word, not the documentation's), and the dense side is left to find the page, with the fusion's
@@ -327,12 +329,40 @@ def _nearest(word: str, texts: Sequence[str], params: TypoParams) -> str | None:
             d = distance.get(v)
             if d is None:
                 d = distance[v] = edits(word, v, limit)
+                if d == 1 and not plausible_substitution(word, v):
+                    d = distance[v] = limit + 1
             if d <= limit:
                 seen[v] += 1
     close = [v for v, n in seen.items() if n >= params.min_chunks]
     if not close:
         return None
     return min(close, key=lambda v: (distance[v], -seen[v], v))
+
+
+# QWERTY rows, each key's column (a row's offset of half a key on from the one above)
+_KEYS = {c: (row, col + 0.5 * row) for row, keys in enumerate(("qwertyuiop", "asdfghjkl", "zxcvbnm"))
+         for col, c in enumerate(keys)}
+_VOWELS = frozenset("aeiouy")
+
+
+def plausible_substitution(word: str, known: str) -> bool:
+    """Whether ``known`` is a typist's slip away from ``word`` when the two differ by one changed
+    letter: a neighbouring key (``minimun``: ``minimum``, ``decorater``) or a vowel for a vowel,
+    a misspelling by sound (``custum``, ``primery``, ``operater``). Another letter is another
+    word: ``musl`` (the C library) is no slip for ``must`` (l and t lie apart). True for any other
+    pair (a letter missing, added or swapped, or a different length): this rule is silent on them."""
+    if len(word) != len(known):
+        return True
+    changed = [(a, b) for a, b in zip(word, known) if a != b]
+    if len(changed) != 1:
+        return True
+    a, b = changed[0]
+    if a in _VOWELS and b in _VOWELS:
+        return True
+    if a not in _KEYS or b not in _KEYS:
+        return True  # not a letter of the keyboard (a digit, a folded accent): no judgement
+    (row_a, col_a), (row_b, col_b) = _KEYS[a], _KEYS[b]
+    return abs(row_a - row_b) <= 1 and abs(col_a - col_b) <= 1
 
 
 _DIGITS = re.compile(r"\d+")
@@ -476,5 +506,5 @@ def corrected_query(query: str, fixes: dict[str, str]) -> str:
 __all__ = [
     "ProbeMemo", "ProbeSearch", "TypoParams", "WordCheck", "absent_versioned", "check_words", "correct", "corrected_query", "edits",
     "english_words", "holds_identifier", "holds_spaced", "holds_word", "identifiers", "in_message", "is_english",
-    "short_stem", "typed_names", "versioned_names",
+    "plausible_substitution", "short_stem", "typed_names", "versioned_names",
 ]
