@@ -198,3 +198,22 @@ def test_a_changed_letter_far_from_the_one_typed_is_another_word_not_a_typo(writ
     assert checked.fixes == {} and checked.absent == ("musl",)
     checked = check_words("you mudt build wheals", store, [], TypoParams())
     assert checked.fixes == {"mudt": "must", "wheals": "wheels"} and checked.absent == ()
+
+
+def test_a_hyphenated_name_no_chunk_holds_is_absent_though_each_of_its_words_is_indexed(write, tmp_path, shelf):
+    # set K, u04: pip's docs hold 'externally', 'managed' and 'environment', never the error's name;
+    # a name the docs hold (an option), or write apart as words, is not absent; two words are a compound
+    pages = {
+        "envs.md": "# Environments\n\nAn environment managed externally by the system.",
+        "build.md": "# Builds\n\nPass `--no-build-isolation` to build in the current environment.",
+        "tls.md": "# TLS\n\nThe access control allow origin list is checked.",
+    }
+    index_pages(shelf, write, tmp_path / "docs", pages)
+    store = shelf.store
+    checked = check_words("error: externally-managed-environment when installing", store, [], TypoParams())
+    assert checked.absent == ("externally-managed-environment",) and checked.fixes == {}
+    assert check_words("what does --no-build-isolation do", store, [], TypoParams()).absent == ()
+    assert check_words("the Access-Control-Allow-Origin list", store, [], TypoParams()).absent == ()
+    assert check_words("a well-managed environment", store, [], TypoParams()).absent == ()
+    # a slip in a real name is no absent name (its misspelt word is corrected as any word is)
+    assert check_words("what does --no-build-isolaton do", store, [], TypoParams()).absent == ()
