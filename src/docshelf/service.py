@@ -711,10 +711,15 @@ class Docshelf:
         return tuple(sorted({r.path for r in index.linking_to(names)}))
 
     def documents_in_scope(self, request: SearchRequest) -> int:
-        """How many indexed documents a search's scope holds (collections, doc types, path prefix,
-        tags, dates; not the glob or fields): 0 tells a caller its scope is empty, not its query."""
+        """How many indexed documents a search's scope holds (collections, doc types, path prefix
+        and glob, tags, dates; not the fields): 0 tells a caller its scope is empty, not its query."""
+        import re
+
+        from .globs import to_regex
+
         f = request.filters(self.settings.search_doc_types)
         prefix = f.path_prefix.lstrip("/") if f.path_prefix else ""
+        glob = re.compile(to_regex(f.path_glob)) if f.path_glob else None  # as the stores match it
         tags_any = {t.lower().lstrip("#") for t in f.tags_any}
         tags_all = {t.lower().lstrip("#") for t in f.tags_all}
         return sum(
@@ -722,7 +727,7 @@ class Docshelf:
             if r.status == "indexed"
             and (not f.collections or r.collection in f.collections)
             and (not f.doc_types or r.doc_type in f.doc_types)
-            and r.path.startswith(prefix)
+            and r.path.startswith(prefix) and (glob is None or glob.match(r.path))
             and (not tags_any or tags_any & set(r.tags)) and tags_all <= set(r.tags)
             and (not (f.date_from or f.date_to) or (
                 r.date is not None and (f.date_from or r.date) <= r.date <= (f.date_to or r.date)))

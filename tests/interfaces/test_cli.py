@@ -139,6 +139,13 @@ def test_get_takes_a_path_relative_to_the_current_folder(run, tmp_path, write, m
     assert (code, out) == (1, "") and "no indexed document at '../docs/missing.rst'" in err
 
 
+def test_documents_says_when_its_filters_leave_nothing(run, indexed):
+    assert run("documents", "--path", "docs/") == (
+        0, "", "No documents match --path/--collection; `docshelf documents` lists every one.\n")
+    code, out, _ = run("documents")
+    assert code == 0 and out.startswith("guide.md")
+
+
 def test_tag_and_field_filters(run, tmp_path, write):
     write(tmp_path / "docs", "a.md", "---\ntags: [ops, db]\nstatus: draft\n---\n# A\n\nbackup notes for the database")
     write(tmp_path / "docs", "b.md", "---\ntags: [ops]\nstatus: final\n---\n# B\n\nbackup notes for the web tier")

@@ -591,3 +591,27 @@ def test_html_ordered_lists_number_as_the_browser_shows_them(tmp_path: Path) -> 
     assert [b.text for b in doc.blocks if b.kind == "list"] == [
         "3. Switch off.", "4. Open the housing.\n  a. Undo the screws.\n  b. Lift the lid.\n    - mind the gasket",
         "3. three", "2. two", "9. nine", "I. One", "II. Two"]
+
+
+def test_html_a_definition_holding_a_list_keeps_its_items(tmp_path: Path) -> None:
+    """Sphinx writes a function's "Parameters" as a ``dd`` holding a list (Debian's -doc packages,
+    blinker's ``Signal.connect``): joined into one line, the parameters ran together."""
+    html = (b"<html><body><h1>API</h1><dl class='field-list simple'><dt>Parameters</dt><dd><ul class='simple'>"
+            b"<li><p><strong>receiver</strong> - A callable.</p></li><li><p><strong>sender</strong> - Any object.</p></li>"
+            b"</ul></dd><dt>Returns</dt><dd><p>The receiver.</p></dd></dl></body></html>")
+    doc = REGISTRY.parse(tmp_path / "signal.html", html)
+    assert [(b.kind, b.text) for b in doc.blocks[1:]] == [
+        ("paragraph", "Parameters"), ("list", "- receiver - A callable."), ("list", "- sender - Any object."),
+        ("paragraph", "Returns"), ("paragraph", "The receiver.")]
+
+
+def test_html_an_indented_block_keeps_its_list_markers_and_code_lines(tmp_path: Path) -> None:
+    """Sphinx renders an indented list or code example as a ``blockquote`` (blinker's feature list):
+    read as one quote, the list lost its markers and the code its line breaks."""
+    html = (b"<html><body><h1>T</h1><blockquote><div><ul class='simple'><li><p>a global registry</p></li>"
+            b"<li><p>anonymous signals</p></li></ul></div></blockquote><blockquote><div><div class='highlight'>"
+            b"<pre>x = 1\ny = 2</pre></div></div></blockquote><blockquote>Retry on 429.</blockquote></body></html>")
+    doc = REGISTRY.parse(tmp_path / "index.html", html)
+    assert [(b.kind, b.text) for b in doc.blocks[1:]] == [
+        ("list", "- a global registry"), ("list", "- anonymous signals"), ("code", "x = 1\ny = 2"),
+        ("quote", "Retry on 429.")]

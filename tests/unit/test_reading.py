@@ -135,6 +135,9 @@ def test_an_empty_result_says_why_it_is_empty(shelf, tmp_path, write):
     assert why(query="submarine", mode="keyword") == "no_match"
     assert why(query="zeppelin", mode="keyword", tags_any=("finance",)) == "empty_scope"
     assert why(query="zeppelin", path_prefix="guides/") == "empty_scope"
+    # a glob that matches no document is an empty scope too (it was "no_match": "check the spelling")
+    assert why(query="zeppelin", mode="keyword", path_glob="guides/*.md") == "empty_scope"
+    assert why(query="submarine", mode="keyword", path_glob="*.md") == "no_match"
     assert why(query="zeppelin", mode="keyword", min_score=1.0) == "below_min_score"
 
 

@@ -293,6 +293,9 @@ def documents(
     if as_json:
         _print_json({"documents": docs, "total": page.total, "next_cursor": page.next_cursor})
         return
+    if not docs:  # say so: an empty output read as a command that did nothing
+        err.print("No documents match --path/--collection; `docshelf documents` lists every one."
+                  if path_prefix or collection else "No documents are indexed; `docshelf index PATH` adds some.")
     for d in docs:
         if d.status == "failed":  # nothing was indexed: no collection, type or chunks to show
             out.print(f"{escape(d.path)}  [red]failed: {escape(d.error)}[/]")

@@ -81,6 +81,8 @@ _REPOSITORY_FILE = re.compile(r"/(?:blob|tree|edit)/")
 _PROSE = ("p", "li", "td", "th", "dt", "dd", "h1", "h2", "h3", "h4", "h5", "h6", "blockquote",
           "pre", "figcaption", "caption", "summary")
 _GENERATOR = re.compile(r"^(sphinx|mkdocs)", re.I)
+_STRUCTURE = ["ul", "ol", "pre", "table", "dl"]
+"""What makes a ``dd`` or ``blockquote`` more than a paragraph: walked block by block, not joined."""
 _HEADINGS = {"h1", "h2", "h3", "h4", "h5", "h6"}
 _PARAGRAPHS = {"p", "dt", "dd", "figcaption", "caption", "summary", "address"}
 _BLOCK_TAGS = {
@@ -349,6 +351,10 @@ class _Collector:
                     if level == 1 and self.first_h1 is None:
                         self.first_h1 = title
                     self.add("heading", title, child, level, self.headings.push(level, title))
+            elif name == "dd" and child.find(_STRUCTURE, recursive=False) is not None:
+                self.walk(child)  # a definition holding a list, code or a table (Sphinx's "Parameters"): each kept
+            elif name == "blockquote" and child.find(_STRUCTURE) is not None:
+                self.walk(child)  # Sphinx's indented block (a list, a code example): its lines and markers kept
             elif name in _PARAGRAPHS:
                 self.add("paragraph", " ".join(_lines(child)), child)
             elif name == "li" and child.find("pre") is not None:
