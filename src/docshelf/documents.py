@@ -325,7 +325,7 @@ def reassemble(chunks: Sequence[Chunk], first_depth: int | None = None) -> str:
             parts[-1] = parts[-1] + " " + body
             previous = c
             continue
-        if body:
+        if body and not (path and body.lstrip("#").strip() == path[-1]):  # a heading-only page's stand-in chunk
             parts.append(body)
         previous = c
     return "\n\n".join(parts)

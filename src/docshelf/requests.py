@@ -28,6 +28,8 @@ MAX_QUERY_CHARS = 2_000
 MAX_K = 100
 MAX_LIST_LIMIT = 500
 MAX_TEXT_CHARS = 500_000
+DOC_URI_PREFIX = "docshelf://doc/"
+"""A document's URI (MCP resources, hits' ``uri``): this prefix and its URL-quoted path."""
 MIN_TEXT_CHARS = 100
 MODES: tuple[SearchMode, ...] = ("hybrid", "semantic", "keyword", "fuzzy")
 _FIELD_KEY = re.compile(r"^[A-Za-z0-9_.-]+$")
@@ -308,6 +310,17 @@ class DocumentRequest(_Request):
     @classmethod
     def _blank(cls, v: Optional[str]) -> Optional[str]:
         return v if v is None or v.strip() else None
+
+    @field_validator("path")
+    @classmethod
+    def _uri(cls, v: Optional[str]) -> Optional[str]:
+        """A hit's ``uri`` (``docshelf://doc/guides/Setup%20notes.md``) names its path: agents pass
+        either, and the URI was refused as 'no indexed document'."""
+        from urllib.parse import unquote
+
+        if v is not None and v.strip().startswith(DOC_URI_PREFIX):
+            return unquote(v.strip()[len(DOC_URI_PREFIX):]) or None
+        return v
 
     @model_validator(mode="after")
     def _target(self) -> DocumentRequest:

@@ -746,7 +746,7 @@ class Docshelf:
         for r in records:
             if (root is None or r.root == root) and Path(r.root, r.path) in on_disk:
                 return r
-        raise NotFound(f"no indexed document at {relative!r}; `docshelf status` or list_documents shows what is indexed")
+        raise NotFound(f"no indexed document at {wanted!r}; `docshelf status` or list_documents shows what is indexed")
 
     def find_document_by_id(self, doc_id: str) -> DocumentRecord:
         """The record whose ``doc_id`` (from a hit or a listing) is ``doc_id``."""

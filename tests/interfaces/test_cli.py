@@ -137,6 +137,8 @@ def test_get_takes_a_path_relative_to_the_current_folder(run, tmp_path, write, m
     assert run("get", "../docs/api.rst") == expected
     code, out, err = run("get", "../docs/missing.rst")
     assert (code, out) == (1, "") and "no indexed document at '../docs/missing.rst'" in err
+    code, out, err = run("get", "/srv/docs/api.rst")  # named as typed, not with its first '/' cut
+    assert (code, out) == (1, "") and "no indexed document at '/srv/docs/api.rst';" in err
 
 
 def test_documents_says_when_its_filters_leave_nothing(run, indexed):

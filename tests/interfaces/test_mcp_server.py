@@ -115,6 +115,8 @@ def test_every_tool_over_stdio(tmp_path: Path, corpus: Path) -> None:
             assert doc["truncated"] is False and doc["chunks_returned"] == doc["total_chunks"]
             by_id = await call(s, "get_document", doc_id=top["doc_id"])
             assert by_id["text"] == doc["text"]
+            by_uri = await call(s, "get_document", path=doc["uri"])  # a hit's uri names its document too
+            assert (doc["uri"], by_uri["text"]) == ("docshelf://doc/guides/install.md", doc["text"])
             section = await call(s, "get_document", path="guides/install.md", section="Configuration")
             assert "WIDGETRON_HOME" in section["text"] and "quasar" not in section["text"]
             lines = await call(s, "get_document", path="guides/install.md", lines="15-15")

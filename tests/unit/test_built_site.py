@@ -36,6 +36,17 @@ def test_a_sphinx_build_indexes_its_pages_and_reports_the_machinery_it_skips() -
     assert found.skipped["_sources/"] == "Sphinx site machinery (raw copies of the pages' sources), not a page"
 
 
+def test_a_sphinx_not_found_page_is_machinery(tmp_path: Path) -> None:
+    """sphinx-notfound-page writes 404.html (Debian's python-blinker-doc has one): it was indexed as
+    a page, "Page Not Found", that a search for a missing page could find."""
+    shutil.copytree(SITES / "sphinx", tmp_path / "site")
+    (tmp_path / "site" / "404.html").write_text("<html><body><h1>Page Not Found</h1><p>The page you requested "
+                                                "does not exist.</p></body></html>")
+    found = discover([tmp_path / "site"], registry=REGISTRY)
+    assert [f.rel_path for f in found.files] == ["api.html", "guide/intro.html", "index.html"]
+    assert found.skipped["404.html"] == "Sphinx site machinery (the not-found page of sphinx-notfound-page), not a page"
+
+
 def test_a_mkdocs_build_indexes_its_pages_and_reports_the_machinery_it_skips() -> None:
     found = discover([SITES / "mkdocs"], registry=REGISTRY)
     assert [f.rel_path for f in found.files] == ["index.html", "usage/index.html"]

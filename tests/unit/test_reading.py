@@ -219,3 +219,12 @@ def test_a_code_block_cut_across_chunks_reads_back_as_one_block(make_shelf, fake
     shelf.index([tmp_path / "docs"])
     assert shelf.find_document("guide.md").chunk_count > 3  # the block was cut
     assert shelf.get_document("guide.md").text == f"# Guide\n\nIntro.\n\n```python\n{code}\n```\n\nAfter.\n\n```sh\nls\n```"
+
+
+def test_a_page_of_headings_only_reads_each_heading_once(shelf, tmp_path, write):
+    """Such a page's chunks stand in for their headings (their text is the heading), so a read
+    printed every heading twice."""
+    write(tmp_path / "docs", "todo.md", "# Roadmap\n\n## Later\n")
+    shelf.index([tmp_path / "docs"])
+    assert shelf.get_document("todo.md").text == "# Roadmap\n\n## Later"
+    assert shelf.get_document("todo.md", section="later").text == "## Later"

@@ -115,3 +115,13 @@ def test_descriptions_are_there_for_every_interface_to_reuse():
     for model in (SearchRequest, DocumentRequest, DocumentListRequest):
         assert all(model.describe(name) for name in model.model_fields), model
     assert "ISO 8601" in SearchRequest.describe("date_from")
+
+
+def test_document_request_reads_a_document_uri_as_its_path():
+    """Hits and listings carry both ``path`` and ``uri``; an agent passing the uri was told there
+    was no such document."""
+    assert DocumentRequest(path="docshelf://doc/guides/Setup%20notes.md").path == "guides/Setup notes.md"
+    assert DocumentRequest(path="docshelf://doc/https%3A//help.example.com/a").path == "https://help.example.com/a"
+    assert DocumentRequest(path="guides/a.md").path == "guides/a.md"
+    with pytest.raises(InvalidRequest, match="pass path or doc_id"):
+        DocumentRequest(path="docshelf://doc/")

@@ -32,7 +32,9 @@ from ..config import SearchPreset, Settings
 from ..errors import DocshelfError
 from ..live.runtime import ServerRuntime
 from ..models import Hit, doc_id
-from ..requests import MAX_TEXT_CHARS, DocumentListRequest, DocumentRequest, SearchRequest, invalid_request
+from ..requests import (
+    DOC_URI_PREFIX, MAX_TEXT_CHARS, DocumentListRequest, DocumentRequest, SearchRequest, invalid_request,
+)
 from .mcp_models import (
     CollectionOut,
     CollectionsOut,
@@ -54,7 +56,7 @@ log = logging.getLogger(__name__)
 
 DEFAULT_RESPONSE_CHARS = 20_000
 START_FALLBACK_S = 1.0
-URI_PREFIX = "docshelf://doc/"
+URI_PREFIX = DOC_URI_PREFIX
 READ_ONLY = ToolAnnotations(read_only_hint=True, idempotent_hint=True, open_world_hint=False)
 Mode = Literal["hybrid", "semantic", "keyword", "fuzzy"]
 _F = TypeVar("_F", bound=Callable[..., Any])

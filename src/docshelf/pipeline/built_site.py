@@ -35,6 +35,7 @@ _SPHINX = {
     "genindex.html": "the general index",
     "search.html": "the search page",
     "py-modindex.html": "the module index",
+    "404.html": "the not-found page of sphinx-notfound-page",
 }
 _SPHINX_PATTERN = re.compile(r"^(?:genindex-[^/]+|[a-z]+-modindex)\.html$")
 _MKDOCS = {
