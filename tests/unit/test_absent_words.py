@@ -197,3 +197,34 @@ def test_a_long_word_with_two_letters_swapped_is_corrected_not_absent(write, tmp
     index_pages(shelf, write, tmp_path / "docs", pages)
     assert check_words("custom valdiator", shelf.store, [], TypoParams()) == WordCheck({"valdiator": "validator"})
     assert check_words("custom vaildator", shelf.store, [], TypoParams()) == WordCheck({"vaildator": "validator"})
+
+
+def test_a_changed_letter_far_from_the_one_typed_is_another_word_not_a_typo(write, tmp_path, shelf):
+    # 'musl' (the C library) is one letter from 'must', but l and t lie apart on the keyboard:
+    # no slip, so the documentation's silence on musl is reported (set K, u03); 'mudt' (d is
+    # next to s) and 'wheals' (a vowel for a vowel) are slips, corrected as before
+    index_pages(shelf, write, tmp_path / "docs", {"wheels.md": "# Wheels\n\nYou must build wheels from source."})
+    store = shelf.store
+    checked = check_words("binary wheels for musl", store, [], TypoParams())
+    assert checked.fixes == {} and checked.absent == ("musl",)
+    checked = check_words("you mudt build wheals", store, [], TypoParams())
+    assert checked.fixes == {"mudt": "must", "wheals": "wheels"} and checked.absent == ()
+
+
+def test_a_hyphenated_name_no_chunk_holds_is_absent_though_each_of_its_words_is_indexed(write, tmp_path, shelf):
+    # set K, u04: pip's docs hold 'externally', 'managed' and 'environment', never the error's name;
+    # a name the docs hold (an option), or write apart as words, is not absent; two words are a compound
+    pages = {
+        "envs.md": "# Environments\n\nAn environment managed externally by the system.",
+        "build.md": "# Builds\n\nPass `--no-build-isolation` to build in the current environment.",
+        "tls.md": "# TLS\n\nThe access control allow origin list is checked.",
+    }
+    index_pages(shelf, write, tmp_path / "docs", pages)
+    store = shelf.store
+    checked = check_words("error: externally-managed-environment when installing", store, [], TypoParams())
+    assert checked.absent == ("externally-managed-environment",) and checked.fixes == {}
+    assert check_words("what does --no-build-isolation do", store, [], TypoParams()).absent == ()
+    assert check_words("the Access-Control-Allow-Origin list", store, [], TypoParams()).absent == ()
+    assert check_words("a well-managed environment", store, [], TypoParams()).absent == ()
+    # a slip in a real name is no absent name (its misspelt word is corrected as any word is)
+    assert check_words("what does --no-build-isolaton do", store, [], TypoParams()).absent == ()

@@ -14,7 +14,9 @@ A query word counts as a typo only when it is both
 - **close to a known word**: a word of the index one edit away (a letter missing, added,
   changed, or two swapped; two edits from ``long_word`` letters on; 3 letters or fewer are
   never corrected), starting with the same letter (typists rarely miss the first one),
-  found in at least ``min_chunks`` of the chunks that search returns.
+  found in at least ``min_chunks`` of the chunks that search returns; a changed letter must be
+  a neighbouring key or a vowel for a vowel (``plausible_substitution``: ``musl`` is no slip for
+  ``must``).
 
 An unknown word that is near no indexed word is not a typo: it is a paraphrase (the reader's
 word, not the documentation's), and the dense side is left to find the page, with the fusion's
@@ -31,7 +33,8 @@ unknown word, or a name, that no chunk holds and no indexed word is near. Names 
 for this (never corrected); ordinary English words are not (a paraphrase's own words).
 So are snake_case identifiers (``deleted_at``, ``response_model``), which the full-text index
 splits into their parts: one is absent when no chunk holds it whole and none holds an
-identifier one or two edits from it (a typo of a real name is not absent, and never corrected).
+identifier one or two edits from it (a typo of a real name is not absent, and never corrected). So are names of three or more
+hyphenated words (``hyphenated_names``: ``externally-managed-environment``), even in a message.
 Not in a pasted message or line of code (``in_message``), where they may be the reader's own.
 So are versioned names (``versioned_names``: ``zzedit3``, ``e501``), which the index also splits
 into letters and number: one is absent when no chunk holds it, whole or written apart
@@ -107,7 +110,8 @@ def check_words(
     checks: list[str] = []
     names = typed_names(query)
     pasted = in_message(query)
-    idents = identifiers(query) if not pasted else []
+    # a hyphenated name cannot be a Python name the reader made up: probed in a message too
+    idents = (identifiers(query) if not pasted else []) + hyphenated_names(query)
     coded = set(versioned_names(query)) if not pasted else set()
     # words first, identifiers with the checks left: a query's typo corrections (and so its
     # ranking) are what they were before identifiers were probed
@@ -221,7 +225,7 @@ def short_stem(word: str) -> str | None:
     word's own probe it gets the word's two, and two edits from three letters reach so many
     terms that the engine's expansion cap (20) is spent before ``name``, so ``namming`` was called
     absent (set J, t04). None for an identifier, a short word or a long stem (probed as they were)."""
-    if "_" in word or probe_fuzziness(word) == 1:
+    if "_" in word or "-" in word or probe_fuzziness(word) == 1:
         return None
     root = stem(word)
     return root if 3 <= len(root) and probe_fuzziness(root) == 1 else None
@@ -309,8 +313,8 @@ def probe_text(word: str) -> str:
     An identifier is searched as the index holds it (``analysis.extra_terms``): its parts joined,
     a rare term that ranks the chunks holding it first (``deleted_at``: ``deletedat``), and its
     parts, for a name the documentation writes inside a dotted path (``app.teardown_appcontext``)."""
-    if "_" in word:
-        parts = [part for part in word.split("_") if part]
+    if "_" in word or "-" in word:
+        parts = [part for part in re.split(r"[_-]", word) if part]
         joined = "".join(parts)
         return " ".join(dict.fromkeys([joined, stem(joined), *(p for p in parts if len(p) >= 3 and p not in STOP_WORDS)]))
     variants = [word, stem(word)]
@@ -329,7 +333,7 @@ def _nearest(word: str, texts: Sequence[str], params: TypoParams) -> str | None:
     """The closest indexed word to ``word`` among these chunks' ``embed_text``: ``INDEXED``
     when ``word`` itself is indexed (known), None when no indexed word is close enough."""
     limit = 2 if len(word) >= params.long_word else 1
-    if "_" in word:
+    if "_" in word or "-" in word:
         return _nearest_identifier(word, texts, limit)
     root = stem(word)
     digits = _DIGITS.findall(word)  # a versioned name's numbers: ``zzedit3`` is not ``zzedit5``
@@ -347,12 +351,40 @@ def _nearest(word: str, texts: Sequence[str], params: TypoParams) -> str | None:
             d = distance.get(v)
             if d is None:
                 d = distance[v] = edits(word, v, limit)
+                if d == 1 and not plausible_substitution(word, v):
+                    d = distance[v] = limit + 1
             if d <= limit:
                 seen[v] += 1
     close = [v for v, n in seen.items() if n >= params.min_chunks]
     if not close:
         return None
     return min(close, key=lambda v: (distance[v], -seen[v], v))
+
+
+# QWERTY rows, each key's column (a row's offset of half a key on from the one above)
+_KEYS = {c: (row, col + 0.5 * row) for row, keys in enumerate(("qwertyuiop", "asdfghjkl", "zxcvbnm"))
+         for col, c in enumerate(keys)}
+_VOWELS = frozenset("aeiouy")
+
+
+def plausible_substitution(word: str, known: str) -> bool:
+    """Whether ``known`` is a typist's slip away from ``word`` when the two differ by one changed
+    letter: a neighbouring key (``minimun``: ``minimum``, ``decorater``) or a vowel for a vowel,
+    a misspelling by sound (``custum``, ``primery``, ``operater``). Another letter is another
+    word: ``musl`` (the C library) is no slip for ``must`` (l and t lie apart). True for any other
+    pair (a letter missing, added or swapped, or a different length): this rule is silent on them."""
+    if len(word) != len(known):
+        return True
+    changed = [(a, b) for a, b in zip(word, known) if a != b]
+    if len(changed) != 1:
+        return True
+    a, b = changed[0]
+    if a in _VOWELS and b in _VOWELS:
+        return True
+    if a not in _KEYS or b not in _KEYS:
+        return True  # not a letter of the keyboard (a digit, a folded accent): no judgement
+    (row_a, col_a), (row_b, col_b) = _KEYS[a], _KEYS[b]
+    return abs(row_a - row_b) <= 1 and abs(col_a - col_b) <= 1
 
 
 _DIGITS = re.compile(r"\d+")
@@ -389,6 +421,20 @@ def identifiers(query: str) -> list[str]:
     ))
 
 
+_HYPHENATED = re.compile(r"[a-z]+(?:-[a-z]+){2,}")
+
+
+def hyphenated_names(query: str) -> list[str]:
+    """The query's names of three or more words joined by hyphens (``externally-managed-environment``,
+    ``access-control-allow-origin``, an option's ``--no-build-isolation`` without its dashes),
+    lowered: a tool's own term (an error code, a header, an option), which the documentation holds
+    as such, joined or written apart if it documents it. Two words are an English compound
+    (``well-written``, ``byte-identical``: a paraphrase's own words, not a name), a dotted or
+    numbered token a file or a version (``demo-1rc0-py3-none-any.whl``)."""
+    found = (raw.strip("-").removesuffix(".") for raw in re.findall(r"[\w.\-/]+", _fold_ascii(query)))
+    return list(dict.fromkeys(t for t in found if _HYPHENATED.fullmatch(t) and len(t) <= MAX_TOKEN_CHARS))
+
+
 _NAMED = re.compile(r"[\w.]*_[\w.]*")
 
 
@@ -409,8 +455,10 @@ def _fold_ascii(text: str) -> str:
 def holds_identifier(texts: str, ident: str) -> bool:
     """Whether lowered ``texts`` hold the identifier whole (not inside a longer one), also as the
     documentation may spell the same name: its parts joined (``maxage``, ``maxAge`` lowered) or
-    hyphenated (``max-age``)."""
-    for needle in dict.fromkeys((ident, ident.replace("_", ""), ident.replace("_", "-"))):
+    hyphenated (``max-age``); a hyphenated name also snake_case or written apart as words."""
+    parts = re.split(r"[_-]", ident)
+    spelt = (ident, "".join(parts), "-".join(parts)) + (("_".join(parts), " ".join(parts)) if "-" in ident else ())
+    for needle in dict.fromkeys(spelt):
         at = texts.find(needle)
         while at != -1:
             end = at + len(needle)
@@ -425,6 +473,7 @@ def _is_ident_char(c: str) -> bool:
 
 
 _TEXT_IDENTIFIER = re.compile(r"[^\W\d_]\w*_\w*")
+_TEXT_HYPHENATED = re.compile(r"[^\W\d_]\w*(?:-\w+)+")
 
 
 def _nearest_identifier(ident: str, texts: Sequence[str], limit: int) -> str | None:
@@ -435,7 +484,7 @@ def _nearest_identifier(ident: str, texts: Sequence[str], limit: int) -> str | N
         low = _fold_ascii(text)
         if holds_identifier(low, ident):
             return INDEXED
-        for token in set(_TEXT_IDENTIFIER.findall(low)):
+        for token in set((_TEXT_HYPHENATED if "-" in ident else _TEXT_IDENTIFIER).findall(low)):
             token = token.strip("_")
             if abs(len(token) - len(ident)) <= limit and (d := edits(ident, token, limit)) <= limit:
                 if best is None or (d, token) < best:
@@ -495,6 +544,6 @@ def corrected_query(query: str, fixes: dict[str, str]) -> str:
 
 __all__ = [
     "ProbeMemo", "ProbeSearch", "TypoParams", "WordCheck", "absent_versioned", "check_words", "correct", "corrected_query", "edits",
-    "english_words", "holds_identifier", "holds_spaced", "holds_word", "identifiers", "in_message", "is_english",
-    "short_stem", "typed_names", "versioned_names",
+    "english_words", "holds_identifier", "holds_spaced", "holds_word", "hyphenated_names", "identifiers", "in_message", "is_english",
+    "plausible_substitution", "short_stem", "typed_names", "versioned_names",
 ]
