@@ -63,6 +63,20 @@ def test_fuzzy_mode_ignores_case_punctuation_and_small_typos(docs_shelf, query, 
 
 def test_fuzzy_text_adds_joined_neighbours():
     assert fuzzy_text("PIC SURE api") == "pic sure api picsure sureapi"
+    assert fuzzy_text("helm chrts", ["charts"]) == "helm chrts charts helmchrts"  # the word meant, before the pairs
+
+
+@pytest.mark.parametrize("query", ["validtor", "vaildator", "nestde schemas"])
+def test_fuzzy_mode_finds_a_slip_in_a_word_the_index_holds_as_a_short_stem(shelf, write, tmp_path, query):
+    # the index holds stems: 'validtor' is three edits from 'valid' (validator's stem), 'nestde'
+    # two from 'nest', beyond what the engine's edit distance allows, so fuzzy mode found nothing
+    docs = tmp_path / "docs"
+    write(docs, "validate.md", "# Validation\n\nA validator checks a field's value; nested schemas validate too.")
+    write(docs, "cooking.md", "# Soup\n\nSimmer the onions slowly, then add stock and thyme.")
+    shelf.index([docs])
+    result = shelf.search(query, k=1, mode="fuzzy")
+    assert paths(result) == ["validate.md"]
+    assert "corrected" in result.note
 
 
 @pytest.mark.parametrize("mode", ["keyword", "semantic", "fuzzy", "hybrid"])

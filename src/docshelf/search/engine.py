@@ -293,6 +293,13 @@ class Searcher:
 
     def fuzzy(self, query: str, n: int, filters: SearchFilters | None) -> list[tuple[Chunk, float]]:
         rows = self.store.text_search(fuzzy_text(query), n, filters, fuzziness=None)
+        # The index holds stems, so a slip in a word whose stem is short (``validtor``: ``valid``)
+        # is more edits from every indexed term than the engine allows, and found nothing. Hybrid's
+        # typo check names the word meant; it probes only words the hits do not hold.
+        fixes = check_words(query, self.store, [c for c, _ in rows], self.options.typos, memo=self._probes).fixes
+        if fixes:
+            self._local.fixes = fixes
+            rows = self.store.text_search(fuzzy_text(query, tuple(fixes.values())), n, filters, fuzziness=None)
         self._local.evidence = {c.id: (None, s) for c, s in rows}
         return [(c, bm25_to_unit(s)) for c, s in rows]
 
@@ -559,12 +566,13 @@ MAX_FUZZY_TERMS = 32
 """Each fuzzy term expands to up to 20 indexed terms per variant; past this many, the first win."""
 
 
-def fuzzy_text(query: str) -> str:
-    """The query's words, their identifier parts, and adjacent pairs joined (``pic sure`` → ``picsure``),
-    at most ``MAX_FUZZY_TERMS`` of them (the query's own words first)."""
+def fuzzy_text(query: str, meant: Sequence[str] = ()) -> str:
+    """The query's words, their identifier parts, the words ``meant`` by its typos, and adjacent
+    pairs joined (``pic sure`` → ``picsure``), at most ``MAX_FUZZY_TERMS`` of them (the query's own
+    words first)."""
     words = [w.lower() for w in _WORD.findall(query)]
     joined = [a + b for a, b in zip(words, words[1:], strict=False)]
-    terms = list(dict.fromkeys(query_text(query).lower().split() + joined))
+    terms = list(dict.fromkeys(query_text(query).lower().split() + [w.lower() for w in meant] + joined))
     return " ".join(terms[:MAX_FUZZY_TERMS])
 
 
