@@ -6,7 +6,7 @@ import pytest
 
 from docshelf.search.typos import (
     corrected_query, edits, english_words, holds_identifier, holds_word, identifiers, in_message, probe_text, short_stem,
-    typed_names,
+    swapped_stems, typed_names,
 )
 
 
@@ -104,3 +104,9 @@ def test_only_a_long_words_short_stem_is_probed_apart():
     assert short_stem("namming") == "nam"  # two edits for the word, one for its three-letter stem
     assert short_stem("respnse") is None  # its stem is long: the word's own probe reaches it
     assert short_stem("cokie") is None and short_stem("deleted_at") is None  # a short word; an identifier
+
+
+def test_only_a_long_plain_words_swapped_forms_are_probed_apart():
+    assert "valid" in swapped_stems("valdiator").split()  # 'validator', stemmed as the index holds it
+    assert swapped_stems("cokie") is None  # a short word: its own probe holds its swaps
+    assert swapped_stems("deleted_at") is None and swapped_stems("externally-managed-environment") is None

@@ -212,8 +212,9 @@ def swapped_stems(word: str) -> str | None:
     to ``edits`` but two to the engine, and the index holds stems: ``valdiator`` is four edits from
     ``valid`` (``validator``'s stem), beyond the two a long word's probe allows, so the commonest
     typo of all was called absent. Exact terms cost the engine no expansion. None for an
-    identifier or a short word (its own probe holds its swapped forms, ``probe_text``)."""
-    if "_" in word or probe_fuzziness(word) == 1:
+    identifier (snake_case or hyphenated: ``_nearest_identifier`` judges those) or a short word
+    (its own probe holds its swapped forms, ``probe_text``)."""
+    if "_" in word or "-" in word or probe_fuzziness(word) == 1:
         return None
     own = stem(word)
     stems = [root for root in dict.fromkeys(stem(s) for s in swaps(word)) if root != own]
