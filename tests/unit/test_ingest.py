@@ -135,8 +135,8 @@ def test_metadata_fields_filter_like_files(shelf):
     [
         (rec("x", "t", nested={"a": 1}), "nested: only scalar values"),
         (rec("x", "t", authors=["a", "b"]), "authors: only scalar values (string, number, boolean, null) are allowed, got a list"),
-        (rec("x", "t", date="yesterday"), "must be an ISO 8601 date such as 2024-05-31, got 'yesterday'"),
-        (rec("x", "t", date="2024-1-5"), "must be an ISO 8601 date"),
+        (rec("x", "t", date="yesterday"), "date must be an ISO 8601 date such as 2024-05-31, got 'yesterday'"),
+        (rec("x", "t", date="2024-1-5"), "date must be an ISO 8601 date"),
         (rec("x", "t", tags=[1, 2]), "tags must be a list of strings"),
         (rec("x", "t", chunk_index=-1), "chunk_index must be a whole number >= 0"),
         ({"id": "x", "content": ""}, "content"),
