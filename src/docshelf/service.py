@@ -602,6 +602,10 @@ class Docshelf:
         )
         if not result.hits and request.collections and (missing := self._missing_collections_note(request.collections)):
             result = replace(result, note="; ".join(n for n in (result.note, missing) if n), empty_reason="unknown_collection")
+        elif not result.hits and result.empty_reason == "no_match" and self.store.count_chunks() == 0:
+            # nothing is indexed (yet: a `watch` may be building the first index): neither the query nor
+            # the filters are to blame
+            result = replace(result, empty_reason="empty_index")
         elif not result.hits and result.empty_reason == "no_match" and (
                 filters.paths == () or self.documents_in_scope(request) == 0):
             result = replace(result, empty_reason="empty_scope")  # the filters leave no document, not the query

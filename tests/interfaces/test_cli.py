@@ -384,6 +384,18 @@ def test_the_hint_under_no_results_depends_on_why_there_are_none(run, indexed):
     assert (code, out) == (0, "No results scored 1.0 or more; a lower --min-score shows the weaker matches.\n")
 
 
+def test_a_search_of_an_index_holding_nothing_says_so_not_that_filters_exclude_it(run, indexed):
+    """As `docshelf watch` answers while it builds a first index: no filter was given, so "no
+    indexed document matches these filters" blamed the wrong thing."""
+    (indexed / "guide.md").unlink()
+    assert run("index")[0] == 0
+    for extra in ((), ("--tag", "ops")):
+        code, out, _ = run("search", "token", *extra)
+        assert (code, " ".join(out.split())) == (
+            0, "No results: nothing is indexed yet. `docshelf index PATH` adds documents; a running `docshelf watch` "
+               "or `serve` indexes its folders itself (`docshelf status` shows how far).")
+
+
 @pytest.mark.parametrize("content, message", [
     (b'chunk_tokens = "big"\n', "Error: invalid configuration: chunk_tokens in config file {cfg}: Input should be a valid "
                                 "integer, unable to parse string as an integer (got 'big')"),

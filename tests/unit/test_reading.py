@@ -124,12 +124,13 @@ def test_an_empty_search_in_an_unknown_collection_says_which_collections_exist(s
 def test_an_empty_result_says_why_it_is_empty(shelf, tmp_path, write):
     """The interfaces' hints depend on it: a fuzzy-mode hint fits a query no word of which is
     indexed, not filters that leave no document or a --min-score above every hit."""
-    write(tmp_path / "docs", "a.md", "---\ntags: [ops]\n---\n# A\n\nzeppelin hangar maintenance.")
-    shelf.index([tmp_path / "docs"])
-
     def why(**kw):
         result = shelf.search(SearchRequest(**kw))
         return result.empty_reason if not result.hits else "hits"
+
+    assert why(query="zeppelin") == why(query="zeppelin", tags_any=("ops",)) == "empty_index"  # nothing indexed yet
+    write(tmp_path / "docs", "a.md", "---\ntags: [ops]\n---\n# A\n\nzeppelin hangar maintenance.")
+    shelf.index([tmp_path / "docs"])
 
     assert why(query="zeppelin", mode="keyword") == "hits"
     assert why(query="submarine", mode="keyword") == "no_match"
