@@ -267,6 +267,13 @@ class Docshelf:
         """Hold the index's writer lock (the store's): one writing process at a time, across
         processes and servers."""
         if not self._lock.acquire(timeout=timeout):
+            running = self._servers_running()
+            if running:  # a watch or a server: it keeps its folders up to date, so say who it is
+                raise IndexLocked(
+                    f"another docshelf process is writing the index at {self.location}: {running} holds it and "
+                    "keeps its folders up to date itself; stop it first to run this command, or give it the folder "
+                    "(`docshelf watch PATH`, `docshelf serve PATH`)"
+                )
             raise IndexLocked(
                 f"another docshelf process is writing the index at {self.location}; "
                 "wait for it to finish (a running `docshelf serve` keeps it up to date itself)"
@@ -275,6 +282,14 @@ class Docshelf:
             yield
         finally:
             self._lock.release()
+
+    def _servers_running(self) -> str:
+        """The servers and watchers running on this index, as their announcements name them
+        ('docshelf watch (pid 4242)'); '' when none has announced itself."""
+        from .live.query_socket import announcements
+
+        found = [f"docshelf {a.get('kind') or 'serve'} (pid {a['pid']})" for a in announcements(self.index_dir)]
+        return ", ".join(found)
 
     def try_become_writer(self) -> bool:
         return self._lock.acquire(timeout=0)
