@@ -604,6 +604,8 @@ class Docshelf:
             request = SearchRequest.build(query, options.pop("filters", None), **options)
         elif options:
             raise TypeError("pass either a SearchRequest or a query with keyword options, not both")
+        if request.path_prefix and (local := self.root_relative(request.path_prefix)) != request.path_prefix:
+            request = request.model_copy(update={"path_prefix": local or None})
         filters = request.filters(self.settings.search_doc_types)
         if request.linked_to:
             linking = self._linking_to(request.linked_to)
@@ -752,6 +754,24 @@ class Docshelf:
                 r.date is not None and (f.date_from or r.date) <= r.date <= (f.date_to or r.date)))
         )
 
+    def root_relative(self, prefix: str) -> str:
+        """A path prefix as the index stores paths: an absolute path inside a root (``docshelf
+        search --path docs/`` typed beside ``docs/``, which the CLI sends absolute) becomes the
+        part below that root (``guides/``; a folder keeps its trailing ``/``); anything else,
+        ``guides/`` or ``/guides/``, is already relative and returned as given."""
+        if not prefix.startswith("/"):
+            return prefix
+        wanted = Path(prefix)
+        for root in self.roots:
+            try:
+                below = wanted.relative_to(root).as_posix()
+            except ValueError:
+                continue
+            if below == ".":
+                return ""
+            return below + "/" if prefix.endswith("/") or wanted.is_dir() else below
+        return prefix
+
     def find_document(self, path: str, root: str | None = None) -> DocumentRecord:
         """The record for a root-relative path, else for the file the path names on disk (absolute,
         or relative to the current folder: ``docs/api.rst`` run beside ``docs/``)."""
@@ -897,7 +917,7 @@ class Docshelf:
             request = DocumentListRequest(**{k: v for k, v in options.items() if v is not None})
         elif options:
             raise TypeError("pass either a DocumentListRequest or keyword options, not both")
-        prefix = request.path_prefix.lstrip("/") if request.path_prefix else None
+        prefix = self.root_relative(request.path_prefix).lstrip("/") if request.path_prefix else None
         matching = sorted(
             (r for r in self.store.records()
              if (request.collection is None or r.collection == request.collection)
