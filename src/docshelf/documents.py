@@ -63,6 +63,27 @@ def select_section(record: DocumentRecord, chunks: Sequence[Chunk], section: str
     raise NotFound(f"{record.path} has no section {section!r}; its sections are: {listed}")
 
 
+def heading_only(record: DocumentRecord, section: str) -> tuple[str, int | None, int | None] | None:
+    """``(heading text, first line, last line)`` of a heading the file has but no chunk holds:
+    one with no text before the next heading of its level (``## Empty`` then ``## Next``), or
+    at the end of the file. Read from the file while it is the indexed version; else None."""
+    from .models import ParseContext
+    from .pipeline.parsers import default_registry
+
+    if source_lines(record)[0] is None:
+        return None
+    wanted = [heading_key(part) for part in _PATH_SEP.split(section) if heading_key(part)] or [heading_key(section)]
+    path = Path(record.root) / record.path
+    try:
+        parsed = default_registry().parse(path, path.read_bytes(), ParseContext(Path(record.root)))
+    except (OSError, ParseError):
+        return None
+    for block in parsed.blocks:
+        if block.kind == "heading" and [heading_key(h) for h in block.heading_path[-len(wanted):]] == wanted:
+            return block.text, block.start_line, block.end_line
+    return None
+
+
 def _read_instead(record: DocumentRecord, chunks: Sequence[Chunk]) -> str:
     """The ranges this document has, for an error about one it lacks: a Word file or a notebook
     has neither lines nor pages, so "use page" sent a reader from one refusal to the other."""
@@ -259,7 +280,21 @@ def select(
     if page is not None:
         chosen = select_page(record, chosen, page)
     if section is not None:
-        chosen = select_section(record, chosen, section)
+        try:
+            chosen = select_section(record, chosen, section)
+        except NotFound:
+            if page is None:
+                raise
+            try:  # the section may be on other pages: say where, then list this page's sections
+                elsewhere = sorted({c.page for c in select_section(record, chunks, section) if c.page is not None})
+            except NotFound:
+                elsewhere = []
+            pages = ", ".join(map(str, elsewhere[:MAX_LISTED]))
+            where = f" (it is on page{'s' if len(elsewhere) > 1 else ''} {pages})" if elsewhere else ""
+            names = sections(chosen)
+            listed = ("its sections are: " + "; ".join(names[:MAX_LISTED]) + ("; …" if len(names) > MAX_LISTED else "")
+                      if names else "it has no headings")
+            raise NotFound(f"page {page} of {record.path} has no section {section!r}{where}; {listed}") from None
     if lines is not None:
         chosen = select_lines(record, chosen, lines)
     return chosen

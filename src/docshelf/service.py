@@ -20,7 +20,8 @@ from typing import Any
 from . import allocator
 from .config import Settings
 from .documents import (
-    cut_columns, cut_lines, page_for_label, reassemble, resolve_note, section_depth, select, select_lines, source_lines,
+    cut_columns, cut_lines, heading_only, page_for_label, reassemble, resolve_note, section_depth, select, select_lines,
+    select_section, source_lines,
 )
 from .errors import ConfigError, EmbedderMismatch, IndexLocked, IndexNotFound, InvalidRequest, NotFound, StoreError
 from .models import Chunk, DocumentRecord, IndexReport, SearchResult, doc_id
@@ -808,7 +809,12 @@ class Docshelf:
         chunks = self.store.document_chunks(record.root, record.path)
         span = request.line_range
         page = page_for_label(record, chunks, request.page_label) if request.page_label else request.page
-        selected = select(record, chunks, None, page, request.section)
+        try:
+            selected = select(record, chunks, None, page, request.section)
+        except NotFound:
+            if request.section is None or page is not None:
+                raise
+            return self._heading_only(record, chunks, request.section)
         note, exact = "", None
         if span is not None:
             # Exactly the asked lines from the file while it is the indexed version; else the
@@ -850,6 +856,24 @@ class Docshelf:
             start_line=first, end_line=last,
             pages=tuple(sorted({c.page for c in selected if c.page is not None})), truncated=truncated,
             total_chunks=len(chunks), note=note,
+        )
+
+    @staticmethod
+    def _heading_only(record: DocumentRecord, chunks: list[Chunk], section: str) -> DocumentText:
+        """A section that is only its heading (no chunk holds it: nothing to embed) read from the
+        file; NotFound, listing the sections, when the file has no such heading either."""
+        alone = heading_only(record, section)
+        if alone is None:
+            select_section(record, chunks, section)  # raises, naming the sections there are
+            raise NotFound(f"{record.path} has no section {section!r}")  # pragma: no cover - it raised
+        text, first, last = alone
+        where = f" (line {first})" if first is not None and first == last else (
+            f" (lines {first}-{last})" if first is not None else "")
+        return DocumentText(
+            path=record.path, root=record.root, title=record.title, collection=record.collection,
+            doc_type=record.doc_type, text=text, chunk_ids=(), start_line=first, end_line=last, pages=(),
+            truncated=False, total_chunks=len(chunks),
+            note=f"section {section!r} is only its heading{where}: it has no text before the next heading",
         )
 
     def find_note(self, name: str) -> DocumentRecord:
