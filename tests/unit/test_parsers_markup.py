@@ -382,10 +382,23 @@ def test_mdx_components_comments_and_tabs_read_as_the_page_shows_them(tmp_path: 
     ]
 
 
+def test_a_md_page_that_imports_components_reads_as_mdx(tmp_path: Path) -> None:
+    """Docusaurus 3 compiles .md as MDX: a page importing Tabs is MDX whatever its suffix."""
+    doc = parse(tmp_path / "setup.md", (
+        "import Tabs from '@theme/Tabs';\nimport TabItem from '@theme/TabItem';\n\n"
+        "## Setup {/* #setup */}\n\n<Tabs>\n  <TabItem value=\"npm\" label=\"npm\">\n\n"
+        "    Run the installer.\n\n  </TabItem>\n</Tabs>\n"
+    ))
+    assert blocks(doc) == [("heading", "## Setup", ("Setup",), 4, 4), ("paragraph", "  npm:", ("Setup",), 7, 7),
+                           ("paragraph", "    Run the installer.", ("Setup",), 9, 9)]
+
+
 def test_plain_markdown_keeps_its_indented_code_and_angle_types(tmp_path: Path) -> None:
-    doc = parse(tmp_path / "p.md", "Use List<String> here.\n\n    indented code\n")
-    assert blocks(doc) == [("paragraph", "Use List<String> here.", (), 1, 1),
-                           ("code", "    indented code", (), 3, 3)]
+    doc = parse(tmp_path / "p.md", "Use List<String> here.\n\n    indented code\n\n"
+                                   "import the module, then run it.\n\n```js\nimport x from 'y';\n```\n")
+    assert blocks(doc)[:3] == [("paragraph", "Use List<String> here.", (), 1, 1),
+                               ("code", "    indented code", (), 3, 3),
+                               ("paragraph", "import the module, then run it.", (), 5, 5)]
 
 
 def test_prose_that_looks_like_markup_is_kept(tmp_path: Path) -> None:

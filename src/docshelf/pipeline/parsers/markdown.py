@@ -23,7 +23,7 @@ from ...models import Block, BlockKind, ParseContext, ParsedDocument
 from ._common import HeadingStack, as_str_list, decode_text, split_tags, unique
 from .includes import Includes
 from .inline_html import strip_html, terminal_text
-from .mdx import mdx_markdown_it, normalize_mdx
+from .mdx import mdx_markdown_it, normalize_mdx, reads_as_mdx
 from .sitemarkup import normalize_markup, strip_heading_attrs
 from .snippets import Numbered, expand_includes
 from .wikilinks import WIKILINK, WikiLink, find_wikilinks, link_targets, render_wikilinks
@@ -331,7 +331,7 @@ class MarkdownParser:
         numbered = [("" if i < fm_lines else line, i + 1) for i, line in enumerate(text.split("\n"))]
         includes = Includes(context, path)
         numbered = expand_includes(numbered, includes, path)
-        mdx = path.suffix.lower() == ".mdx"
+        mdx = path.suffix.lower() == ".mdx" or reads_as_mdx(numbered)
         if mdx:
             numbered = normalize_mdx(numbered)
         numbered = normalize_markup(numbered)

@@ -29,6 +29,23 @@ _COMMENT = re.compile(r"\{/\*.*?\*/\}")
 _LABEL = re.compile(r"""\blabel=(?:"(?P<d>[^"]*)"|'(?P<s>[^']*)'|\{["'`](?P<e>[^"'`]*)["'`]\})""")
 
 
+_IMPORT = re.compile(r"""^import\s+(?:type\s+)?(?:[\w$]+|\{[^}]*\}?|\*\s+as\s+[\w$]+)(?:\s*,\s*\{[^}]*\}?)?\s+from\s+["'][^"']+["']""")
+_IMPORT_SIDE = re.compile(r"""^import\s+["'][^"']+["']\s*;?\s*$""")
+
+
+def reads_as_mdx(lines: Numbered) -> bool:
+    """Docusaurus 3 reads ``.md`` files as MDX too: one whose top level imports a component
+    (``import Tabs from '@theme/Tabs';``) is MDX whatever its suffix. CommonMark would show
+    such a line as a sentence, so no plain Markdown page has one."""
+    fences = FenceTracker()
+    for text, _ in lines:
+        if fences.feed(text):
+            continue
+        if text.startswith("import") and (_IMPORT.match(text) or _IMPORT_SIDE.match(text)):
+            return True
+    return False
+
+
 def mdx_markdown_it() -> MarkdownIt:
     """CommonMark as MDX reads it: no indented code (a tab's indented body is prose)."""
     return MarkdownIt("commonmark").enable(["table", "strikethrough"]).disable("code")
