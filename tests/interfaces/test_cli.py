@@ -392,7 +392,7 @@ def test_a_search_of_an_index_holding_nothing_says_so_not_that_filters_exclude_i
     for extra in ((), ("--tag", "ops")):
         code, out, _ = run("search", "token", *extra)
         assert (code, " ".join(out.split())) == (
-            0, "No results: nothing is indexed yet. `docshelf index PATH` adds documents; a running `docshelf watch` "
+            0, "No results: the index holds no documents. `docshelf index PATH` adds some; a running `docshelf watch` "
                "or `serve` indexes its folders itself (`docshelf status` shows how far).")
 
 

@@ -140,7 +140,7 @@ def search(
 def _no_results(result, request: SearchRequest) -> str:
     """"No results", with the hint that fits why (``SearchResult.empty_reason``)."""
     if result.empty_reason == "empty_index":
-        return ("No results: nothing is indexed yet. `docshelf index PATH` adds documents; a running "
+        return ("No results: the index holds no documents. `docshelf index PATH` adds some; a running "
                 "`docshelf watch` or `serve` indexes its folders itself (`docshelf status` shows how far).")
     if result.empty_reason == "empty_scope":
         return "No results: no indexed document matches these filters; `docshelf documents` lists what is indexed."
