@@ -22,6 +22,8 @@ from pathlib import Path
 from .errors import NotFound, ParseError
 from .models import Chunk, DocumentRecord
 
+PUSHED = "push:"  # ingest.PUSH_ROOT: the root of records a builder pushed (ingest imports numpy and pydantic)
+
 _MARKUP = re.compile(r"[`*_~]|^#+\s*|\[\[|\]\]")
 _NUMBERING = re.compile(r"^(?:\d+[.)]?)+\s+")
 _FENCE_OPEN = re.compile(r"(`{3,}|~{3,})")
@@ -144,9 +146,12 @@ def select_lines(record: DocumentRecord, chunks: Sequence[Chunk], lines: tuple[i
 
 def source_lines(record: DocumentRecord) -> tuple[list[str] | None, str]:
     """The document's source lines as its parser numbered them, when the file is the indexed
-    version; else ``(None, why not)``, a sentence naming the document."""
+    version; else ``(None, why not)``, a sentence naming the document. A pushed document has no
+    file: its records are its text, numbered as its builder numbered them (``(None, "")``)."""
     from .pipeline.parsers._common import decode_text
 
+    if record.root == PUSHED:
+        return None, ""
     path = Path(record.root) / record.path
     try:
         data = path.read_bytes()

@@ -840,7 +840,7 @@ class Docshelf:
         starts = [c.start_line for c in selected if c.start_line is not None]
         ends = [c.end_line for c in selected if c.end_line is not None]
         first, last = exact or (min(starts) if starts else None, max(ends) if ends else None)
-        if span is not None and exact is None:
+        if span is not None and exact is None and why:
             note = (f"{why}: this is the indexed text of lines {first}-{last} (the chunks holding lines "
                     f"{span[0]}-{span[1]}), not the file's current lines; re-index it to read exact lines")
         if not chunks:  # an empty text must say why, not look like a blank page

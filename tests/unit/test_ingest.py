@@ -44,6 +44,17 @@ def test_pushed_records_are_searchable_with_their_citation(shelf):
     assert (record.chunk_count, record.format, record.collection, record.doc_type) == (2, "push", "default", "doc")
 
 
+def test_a_pushed_documents_lines_read_without_a_note_about_a_file(shelf):
+    """A pushed source has no file: `get --lines` said it 'is not on disk under push: any more'
+    and told the reader to re-index it."""
+    upsert(shelf, rec("kb-2#0", "Open Settings and press Rotate.", source="https://help.example/kb/2", start_line=3,
+                      end_line=4, chunk_index=0),
+           rec("kb-2#1", "Old tokens stop working after an hour.", source="https://help.example/kb/2", start_line=6,
+               end_line=6, chunk_index=1))
+    doc = shelf.get_document("https://help.example/kb/2", lines="6")
+    assert (doc.text, doc.start_line, doc.end_line, doc.note) == ("Old tokens stop working after an hour.", 6, 6, "")
+
+
 def test_given_embedding_is_stored_as_sent(shelf, fake_embedder):
     vector = fake_embedder.embed_query("something else entirely")
     upsert(shelf, {"id": "v1", "content": "alpha beta", "embedding": vector.tolist(), "model": fake_embedder.model_id})
