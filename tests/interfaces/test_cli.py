@@ -142,8 +142,10 @@ def test_get_takes_a_path_relative_to_the_current_folder(run, tmp_path, write, m
 
 
 def test_documents_says_when_its_filters_leave_nothing(run, indexed):
-    assert run("documents", "--path", "docs/") == (
+    # (not "docs/": from this folder that is the indexed folder itself, so every document in it)
+    assert run("documents", "--path", "api/") == (
         0, "", "No documents match --path/--collection; `docshelf documents` lists every one.\n")
+    assert run("documents", "--path", "docs/")[1].startswith("guide.md")
     code, out, _ = run("documents")
     assert code == 0 and out.startswith("guide.md")
 
