@@ -261,3 +261,20 @@ def test_a_section_asked_on_a_page_it_is_not_on_says_where_it_is(shelf, tmp_path
                                "its sections are: Installation; Wiring")
     with pytest.raises(NotFound, match="^page 2 of manual.pdf has no section 'Nope'; its sections are: Installation"):
         shelf.get_document("manual.pdf", section="Nope", page=2)
+
+
+def test_get_of_a_file_that_now_fails_says_its_text_is_the_last_good_version(shelf, tmp_path):
+    """A manual replaced by a broken PDF stays searchable as it was (documented), but `get`
+    showed that text with no word that the file on disk no longer reads."""
+    from test_parsers import make_pdf
+
+    (tmp_path / "docs").mkdir()
+    manual = tmp_path / "docs" / "m.pdf"
+    manual.write_bytes(make_pdf([["The manatee manual says rotate weekly."]]))
+    shelf.index([tmp_path / "docs"])
+    assert shelf.get_document("m.pdf").note == ""
+    manual.write_bytes(b"%PDF-1.4\ngarbage")
+    shelf.index([tmp_path / "docs"])
+    page = shelf.get_document("m.pdf")
+    assert "manatee" in page.text
+    assert page.note.startswith("this is the last version that indexed; the file now fails to: not a valid PDF")
