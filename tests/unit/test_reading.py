@@ -278,3 +278,30 @@ def test_get_of_a_file_that_now_fails_says_its_text_is_the_last_good_version(she
     page = shelf.get_document("m.pdf")
     assert "manatee" in page.text
     assert page.note.startswith("this is the last version that indexed; the file now fails to: not a valid PDF")
+
+
+def test_a_pasted_citation_reads_what_it_cites(shelf, tmp_path, write):
+    """`docshelf get "g.md › Guide › Next (lines 9-9)"`, the line a search printed, said there
+    was no document at that path; an agent passing a hit's citation as the path met the same."""
+    write(tmp_path / "docs", "g.md", "# Guide\n\nIntro.\n\n## Empty\n\n## Next\n\nNext text.\n\nMore next text.\n")
+    shelf.index([tmp_path / "docs"])
+    hit = shelf.search("more next text", mode="keyword").hits[0]
+    from docshelf.interfaces.output import citation
+
+    cited = shelf.get_document(citation(hit))
+    assert (cited.path, cited.start_line, cited.end_line) == ("g.md", hit.start_line, hit.end_line)
+    assert shelf.get_document("g.md › Guide › Next").text == "## Next\n\nNext text.\n\nMore next text."
+    assert shelf.get_document("g.md (lines 9-9)").text == "Next text."
+
+
+@pytest.mark.parametrize(("path", "fields"), [
+    ("manual.pdf › Wiring (p. iv, PDF page 4)", ("manual.pdf", None, 4, None, None)),
+    ("m.pdf (p. iv)", ("m.pdf", None, None, "iv", None)),
+    ("data.json (line 1, chars 52001-54000)", ("data.json", "1:52001-54000", None, None, None)),
+    ("g.md › Guide › Empty", ("g.md", None, None, None, "Guide > Empty")),
+    ("notes (draft).md", ("notes (draft).md", None, None, None, None)),
+])
+def test_a_citation_as_path_is_read_into_the_request_fields(path, fields):
+    r = DocumentRequest(path=path)
+    assert (r.path, r.lines, r.page, r.page_label, r.section) == fields
+    assert DocumentRequest(path=path, section="Other").path == path  # given fields: taken as written
