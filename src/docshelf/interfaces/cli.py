@@ -419,6 +419,10 @@ def main(argv: list[str] | None = None) -> None:
         code = getattr(exc, "exit_code", None)
         if code is not None and hasattr(exc, "show"):
             exc.show(file=sys.stderr)
+            if type(exc).__name__ == "NoSuchOption" and command_of(args) == "search":
+                # an option name is a common thing to look up (``--keep-index``); Typer ships its own Click
+                err.print(f"To search for a term that starts with '-', put -- before it: "
+                          f"docshelf search -- {escape(exc.option_name)}", highlight=False)
             sys.exit(code)
         raise
 
