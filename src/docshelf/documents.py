@@ -22,6 +22,8 @@ from pathlib import Path
 from .errors import NotFound, ParseError
 from .models import Chunk, DocumentRecord
 
+PUSHED = "push:"  # ingest.PUSH_ROOT: the root of records a builder pushed (ingest imports numpy and pydantic)
+
 _MARKUP = re.compile(r"[`*_~]|^#+\s*|\[\[|\]\]")
 _NUMBERING = re.compile(r"^(?:\d+[.)]?)+\s+")
 _FENCE_OPEN = re.compile(r"(`{3,}|~{3,})")
@@ -61,6 +63,27 @@ def select_section(record: DocumentRecord, chunks: Sequence[Chunk], section: str
         raise NotFound(f"{record.path} has no sections (no headings); {_read_instead(record, chunks)}")
     listed = "; ".join(names[:MAX_LISTED]) + ("; …" if len(names) > MAX_LISTED else "")
     raise NotFound(f"{record.path} has no section {section!r}; its sections are: {listed}")
+
+
+def heading_only(record: DocumentRecord, section: str) -> tuple[str, int | None, int | None] | None:
+    """``(heading text, first line, last line)`` of a heading the file has but no chunk holds:
+    one with no text before the next heading of its level (``## Empty`` then ``## Next``), or
+    at the end of the file. Read from the file while it is the indexed version; else None."""
+    from .models import ParseContext
+    from .pipeline.parsers import default_registry
+
+    if source_lines(record)[0] is None:
+        return None
+    wanted = [heading_key(part) for part in _PATH_SEP.split(section) if heading_key(part)] or [heading_key(section)]
+    path = Path(record.root) / record.path
+    try:
+        parsed = default_registry().parse(path, path.read_bytes(), ParseContext(Path(record.root)))
+    except (OSError, ParseError):
+        return None
+    for block in parsed.blocks:
+        if block.kind == "heading" and [heading_key(h) for h in block.heading_path[-len(wanted):]] == wanted:
+            return block.text, block.start_line, block.end_line
+    return None
 
 
 def _read_instead(record: DocumentRecord, chunks: Sequence[Chunk]) -> str:
@@ -123,9 +146,12 @@ def select_lines(record: DocumentRecord, chunks: Sequence[Chunk], lines: tuple[i
 
 def source_lines(record: DocumentRecord) -> tuple[list[str] | None, str]:
     """The document's source lines as its parser numbered them, when the file is the indexed
-    version; else ``(None, why not)``, a sentence naming the document."""
+    version; else ``(None, why not)``, a sentence naming the document. A pushed document has no
+    file: its records are its text, numbered as its builder numbered them (``(None, "")``)."""
     from .pipeline.parsers._common import decode_text
 
+    if record.root == PUSHED:
+        return None, ""
     path = Path(record.root) / record.path
     try:
         data = path.read_bytes()
@@ -259,7 +285,21 @@ def select(
     if page is not None:
         chosen = select_page(record, chosen, page)
     if section is not None:
-        chosen = select_section(record, chosen, section)
+        try:
+            chosen = select_section(record, chosen, section)
+        except NotFound:
+            if page is None:
+                raise
+            try:  # the section may be on other pages: say where, then list this page's sections
+                elsewhere = sorted({c.page for c in select_section(record, chunks, section) if c.page is not None})
+            except NotFound:
+                elsewhere = []
+            pages = ", ".join(map(str, elsewhere[:MAX_LISTED]))
+            where = f" (it is on page{'s' if len(elsewhere) > 1 else ''} {pages})" if elsewhere else ""
+            names = sections(chosen)
+            listed = ("its sections are: " + "; ".join(names[:MAX_LISTED]) + ("; …" if len(names) > MAX_LISTED else "")
+                      if names else "it has no headings")
+            raise NotFound(f"page {page} of {record.path} has no section {section!r}{where}; {listed}") from None
     if lines is not None:
         chosen = select_lines(record, chosen, lines)
     return chosen

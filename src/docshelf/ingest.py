@@ -141,7 +141,10 @@ class IngestRecord(BaseModel):
             elif isinstance(value, float) and not math.isfinite(value):
                 raise ValueError(f"{key} must be a finite number")
             if key == "date" and value is not None:
-                value = _iso_day(value)
+                try:
+                    value = _iso_day(value)
+                except ValueError as exc:  # the message names the key, as the other fields' do
+                    raise ValueError(f"date {exc}") from None
             if key in ("chunk_index", "page", "start_line", "end_line") and value is not None:
                 if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                     raise ValueError(f"{key} must be a whole number >= 0")

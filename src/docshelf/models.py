@@ -232,8 +232,9 @@ class SearchResult:
     what the search found the documentation lacks (``search/calibrate.confidence``).
     With no hits, ``empty_reason`` says why, so an interface can say what to change: the query
     matched no passage (``no_match``), every hit scored under ``min_score``
-    (``below_min_score``), no indexed document is in the filters' scope (``empty_scope``), or
-    a requested collection does not exist (``unknown_collection``, named in ``note``)."""
+    (``below_min_score``), no indexed document is in the filters' scope (``empty_scope``),
+    nothing is indexed at all yet (``empty_index``: no query or filter is to blame), or a
+    requested collection does not exist (``unknown_collection``, named in ``note``)."""
 
     query: str
     mode: SearchMode
@@ -241,4 +242,4 @@ class SearchResult:
     note: str = ""
     took_ms: float = 0.0
     confidence: Literal["high", "medium", "low", "none"] = "none"
-    empty_reason: Literal["", "no_match", "below_min_score", "empty_scope", "unknown_collection"] = ""
+    empty_reason: Literal["", "no_match", "below_min_score", "empty_scope", "empty_index", "unknown_collection"] = ""

@@ -20,7 +20,8 @@ from typing import Any
 from . import allocator
 from .config import Settings
 from .documents import (
-    cut_columns, cut_lines, page_for_label, reassemble, resolve_note, section_depth, select, select_lines, source_lines,
+    cut_columns, cut_lines, heading_only, page_for_label, reassemble, resolve_note, section_depth, select, select_lines,
+    select_section, source_lines,
 )
 from .errors import ConfigError, EmbedderMismatch, IndexLocked, IndexNotFound, InvalidRequest, NotFound, StoreError
 from .models import Chunk, DocumentRecord, IndexReport, SearchResult, doc_id
@@ -267,6 +268,13 @@ class Docshelf:
         """Hold the index's writer lock (the store's): one writing process at a time, across
         processes and servers."""
         if not self._lock.acquire(timeout=timeout):
+            running = self._servers_running()
+            if running:  # a watch or a server: it keeps its folders up to date, so say who it is
+                raise IndexLocked(
+                    f"another docshelf process is writing the index at {self.location}: {running} holds it and "
+                    "keeps its folders up to date itself; stop it first to run this command, or give it the folder "
+                    "(`docshelf watch PATH`, `docshelf serve PATH`)"
+                )
             raise IndexLocked(
                 f"another docshelf process is writing the index at {self.location}; "
                 "wait for it to finish (a running `docshelf serve` keeps it up to date itself)"
@@ -275,6 +283,14 @@ class Docshelf:
             yield
         finally:
             self._lock.release()
+
+    def _servers_running(self) -> str:
+        """The servers and watchers running on this index, as their announcements name them
+        ('docshelf watch (pid 4242)'); '' when none has announced itself."""
+        from .live.query_socket import announcements
+
+        found = [f"docshelf {a.get('kind') or 'serve'} (pid {a['pid']})" for a in announcements(self.index_dir)]
+        return ", ".join(found)
 
     def try_become_writer(self) -> bool:
         return self._lock.acquire(timeout=0)
@@ -589,6 +605,8 @@ class Docshelf:
             request = SearchRequest.build(query, options.pop("filters", None), **options)
         elif options:
             raise TypeError("pass either a SearchRequest or a query with keyword options, not both")
+        if request.path_prefix and (local := self.root_relative(request.path_prefix)) != request.path_prefix:
+            request = request.model_copy(update={"path_prefix": local or None})
         filters = request.filters(self.settings.search_doc_types)
         if request.linked_to:
             linking = self._linking_to(request.linked_to)
@@ -602,6 +620,10 @@ class Docshelf:
         )
         if not result.hits and request.collections and (missing := self._missing_collections_note(request.collections)):
             result = replace(result, note="; ".join(n for n in (result.note, missing) if n), empty_reason="unknown_collection")
+        elif not result.hits and result.empty_reason == "no_match" and self.store.count_chunks() == 0:
+            # nothing is indexed (yet: a `watch` may be building the first index): neither the query nor
+            # the filters are to blame
+            result = replace(result, empty_reason="empty_index")
         elif not result.hits and result.empty_reason == "no_match" and (
                 filters.paths == () or self.documents_in_scope(request) == 0):
             result = replace(result, empty_reason="empty_scope")  # the filters leave no document, not the query
@@ -733,6 +755,24 @@ class Docshelf:
                 r.date is not None and (f.date_from or r.date) <= r.date <= (f.date_to or r.date)))
         )
 
+    def root_relative(self, prefix: str) -> str:
+        """A path prefix as the index stores paths: an absolute path inside a root (``docshelf
+        search --path docs/`` typed beside ``docs/``, which the CLI sends absolute) becomes the
+        part below that root (``guides/``; a folder keeps its trailing ``/``); anything else,
+        ``guides/`` or ``/guides/``, is already relative and returned as given."""
+        if not prefix.startswith("/"):
+            return prefix
+        wanted = Path(prefix)
+        for root in self.roots:
+            try:
+                below = wanted.relative_to(root).as_posix()
+            except ValueError:
+                continue
+            if below == ".":
+                return ""
+            return below + "/" if prefix.endswith("/") or wanted.is_dir() else below
+        return prefix
+
     def find_document(self, path: str, root: str | None = None) -> DocumentRecord:
         """The record for a root-relative path, else for the file the path names on disk (absolute,
         or relative to the current folder: ``docs/api.rst`` run beside ``docs/``)."""
@@ -769,7 +809,12 @@ class Docshelf:
         chunks = self.store.document_chunks(record.root, record.path)
         span = request.line_range
         page = page_for_label(record, chunks, request.page_label) if request.page_label else request.page
-        selected = select(record, chunks, None, page, request.section)
+        try:
+            selected = select(record, chunks, None, page, request.section)
+        except NotFound:
+            if request.section is None or page is not None:
+                raise
+            return self._heading_only(record, chunks, request.section)
         note, exact = "", None
         if span is not None:
             # Exactly the asked lines from the file while it is the indexed version; else the
@@ -795,7 +840,7 @@ class Docshelf:
         starts = [c.start_line for c in selected if c.start_line is not None]
         ends = [c.end_line for c in selected if c.end_line is not None]
         first, last = exact or (min(starts) if starts else None, max(ends) if ends else None)
-        if span is not None and exact is None:
+        if span is not None and exact is None and why:
             note = (f"{why}: this is the indexed text of lines {first}-{last} (the chunks holding lines "
                     f"{span[0]}-{span[1]}), not the file's current lines; re-index it to read exact lines")
         if not chunks:  # an empty text must say why, not look like a blank page
@@ -811,6 +856,24 @@ class Docshelf:
             start_line=first, end_line=last,
             pages=tuple(sorted({c.page for c in selected if c.page is not None})), truncated=truncated,
             total_chunks=len(chunks), note=note,
+        )
+
+    @staticmethod
+    def _heading_only(record: DocumentRecord, chunks: list[Chunk], section: str) -> DocumentText:
+        """A section that is only its heading (no chunk holds it: nothing to embed) read from the
+        file; NotFound, listing the sections, when the file has no such heading either."""
+        alone = heading_only(record, section)
+        if alone is None:
+            select_section(record, chunks, section)  # raises, naming the sections there are
+            raise NotFound(f"{record.path} has no section {section!r}")  # pragma: no cover - it raised
+        text, first, last = alone
+        where = f" (line {first})" if first is not None and first == last else (
+            f" (lines {first}-{last})" if first is not None else "")
+        return DocumentText(
+            path=record.path, root=record.root, title=record.title, collection=record.collection,
+            doc_type=record.doc_type, text=text, chunk_ids=(), start_line=first, end_line=last, pages=(),
+            truncated=False, total_chunks=len(chunks),
+            note=f"section {section!r} is only its heading{where}: it has no text before the next heading",
         )
 
     def find_note(self, name: str) -> DocumentRecord:
@@ -878,7 +941,7 @@ class Docshelf:
             request = DocumentListRequest(**{k: v for k, v in options.items() if v is not None})
         elif options:
             raise TypeError("pass either a DocumentListRequest or keyword options, not both")
-        prefix = request.path_prefix.lstrip("/") if request.path_prefix else None
+        prefix = self.root_relative(request.path_prefix).lstrip("/") if request.path_prefix else None
         matching = sorted(
             (r for r in self.store.records()
              if (request.collection is None or r.collection == request.collection)

@@ -142,8 +142,10 @@ def test_get_takes_a_path_relative_to_the_current_folder(run, tmp_path, write, m
 
 
 def test_documents_says_when_its_filters_leave_nothing(run, indexed):
-    assert run("documents", "--path", "docs/") == (
+    # (not "docs/": from this folder that is the indexed folder itself, so every document in it)
+    assert run("documents", "--path", "api/") == (
         0, "", "No documents match --path/--collection; `docshelf documents` lists every one.\n")
+    assert run("documents", "--path", "docs/")[1].startswith("guide.md")
     code, out, _ = run("documents")
     assert code == 0 and out.startswith("guide.md")
 
@@ -382,6 +384,18 @@ def test_the_hint_under_no_results_depends_on_why_there_are_none(run, indexed):
                                                 "`docshelf documents` lists what is indexed.")
     code, out, _ = run("search", "rotate token", "--mode", "keyword", "--min-score", "1")
     assert (code, out) == (0, "No results scored 1.0 or more; a lower --min-score shows the weaker matches.\n")
+
+
+def test_a_search_of_an_index_holding_nothing_says_so_not_that_filters_exclude_it(run, indexed):
+    """As `docshelf watch` answers while it builds a first index: no filter was given, so "no
+    indexed document matches these filters" blamed the wrong thing."""
+    (indexed / "guide.md").unlink()
+    assert run("index")[0] == 0
+    for extra in ((), ("--tag", "ops")):
+        code, out, _ = run("search", "token", *extra)
+        assert (code, " ".join(out.split())) == (
+            0, "No results: the index holds no documents. `docshelf index PATH` adds some; a running `docshelf watch` "
+               "or `serve` indexes its folders itself (`docshelf status` shows how far).")
 
 
 @pytest.mark.parametrize("content, message", [

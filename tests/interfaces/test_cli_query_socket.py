@@ -224,6 +224,26 @@ class TestWithARunningServe:
             assert (code, out) == ((1, "") if "--linked-to" in args else (2, "")), args
             assert ("Error: linked_to" if "--linked-to" in args else "Invalid value") in err, (args, err)
 
+    def test_a_path_typed_from_the_clients_folder_scopes_the_servers_search(self, serve, index, cli,
+                                                                         monkeypatch) -> None:
+        """``--path docs/faq.md`` typed beside ``docs/`` (the server runs in another folder, and the
+        index stores ``faq.md``) found nothing, through the full CLI and the thin client alike."""
+        monkeypatch.chdir(index.parent)
+        for args in (("--path", "docs/faq.md"), ("--path", "docs/"), ("--path", str(index.parent / "docs"))):
+            code, out, answered = cli("search", "frobnicator", "--mode", "keyword", "--json", *args)
+            assert (code, bool(answered)) == (0, True), args
+            paths = sorted(h["path"] for h in json.loads(out)["hits"])
+            assert paths == (["faq.md"] if args[1].endswith("faq.md") else ["faq.md", "terms.md"]), args
+        thin = ("import json\nfrom docshelf.interfaces.cli_entry import main\n"
+                "main(['search', 'frobnicator', '--mode', 'keyword', '--json', '--path', 'docs/faq.md'])\n")
+        runs = [subprocess.run([sys.executable, "-c", thin], env={**os.environ, **_env(index)}, cwd=index.parent,
+                               capture_output=True, text=True, timeout=120) for _ in range(2)]  # records, then thin
+        for done in runs:
+            assert done.returncode == 0, done.stderr
+            assert [h["path"] for h in json.loads(done.stdout)["hits"]] == ["faq.md"]
+        code, out, _ = cli("documents", "--path", "docs/f", "--json")  # not on disk: as the index stores it
+        assert json.loads(out)["documents"] == []
+
     def test_the_servers_socket_and_announcement_are_owner_only(self, serve, index) -> None:
         for path in (index / f"query-{serve.pid}.json", index / f"query-{serve.pid}.sock"):
             assert os.stat(path).st_mode & 0o777 == 0o600, path

@@ -176,6 +176,16 @@ def test_a_json_body_sent_without_its_content_type_is_explained(client):
     assert error["message"] == "body: send a JSON object with the header Content-Type: application/json"
 
 
+@pytest.mark.parametrize(("body", "got"), [(b"[1, 2]", "an array"), (b"3", "a number"), (b"null", "null")])
+def test_a_json_body_that_is_not_an_object_is_named_as_the_body(client, body, got):
+    """Not pydantic's 'Input should be a valid dictionary…' without a field."""
+    for route in ("/search", "/ingest/upsert"):
+        r = client.post(route, content=body, headers={"Content-Type": "application/json", **AUTH})
+        error = r.json()["error"]
+        assert (r.status_code, error.get("field")) == (422, "body"), r.text
+        assert error["message"] == f"body: send a JSON object {{…}}, got {got}"
+
+
 def test_a_wrong_method_or_route_says_what_is_served(client):
     r = client.get("/search", params={"query": "pip"})
     assert (r.status_code, r.json()["error"]["message"], r.headers["allow"]) == (

@@ -108,3 +108,18 @@ def test_usage_lines_read_as_a_person_writes_them():
     assert "Usage: docshelf roots remove [OPTIONS] PATH" in remove
     missing = runner.invoke(app, ["get"], env=env)
     assert missing.exit_code == 2 and "Usage: docshelf get [OPTIONS] PATH" in missing.output
+
+
+def test_an_option_name_as_the_query_gets_a_hint(capsys):
+    """``docshelf search --keep-index`` is a lookup of an option's name, not an option of search."""
+    from docshelf.interfaces.cli import main
+
+    with pytest.raises(SystemExit) as exit_:
+        main(["search", "--keep-index"])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert "No such option: --keep-index" in err
+    assert "docshelf search -- --keep-index" in err
+    with pytest.raises(SystemExit):
+        main(["index", "--keep-index"])
+    assert "docshelf search --" not in capsys.readouterr().err

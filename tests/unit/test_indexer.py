@@ -232,6 +232,24 @@ def test_a_second_writer_is_refused_while_the_first_holds_the_lock(write, tmp_pa
     assert second.index([docs]).added == ["a.md"]
 
 
+def test_a_refused_writer_names_the_watch_that_holds_the_index(write, tmp_path, make_shelf, fake_embedder):
+    """`docshelf index` beside a running `docshelf watch` said "a running `docshelf serve` keeps
+    it up to date": name the process that holds the index (its query-socket announcement)."""
+    from docshelf.live.query_socket import QueryServer
+
+    docs = tmp_path / "docs"
+    write(docs, "a.md", "# A\n\nalpha")
+    first, second = make_shelf(fake_embedder), make_shelf(FakeEmbedder())
+    server = QueryServer(first.index_dir, first.search, "key", "watch")
+    assert server.start()
+    try:
+        with first.writer(), pytest.raises(IndexLocked) as info:
+            second.index([docs], lock_timeout=0.1)
+    finally:
+        server.close()
+    assert f": docshelf watch (pid {os.getpid()}) holds it and keeps its folders up to date itself" in str(info.value)
+
+
 def test_get_document_reassembles_all_chunks_in_order(write, tmp_path, shelf):
     docs = tmp_path / "docs"
     sections = "\n\n".join(f"## Part {i}\n\n" + f"Paragraph {i} " * 200 for i in range(1, 5))

@@ -44,6 +44,17 @@ def test_pushed_records_are_searchable_with_their_citation(shelf):
     assert (record.chunk_count, record.format, record.collection, record.doc_type) == (2, "push", "default", "doc")
 
 
+def test_a_pushed_documents_lines_read_without_a_note_about_a_file(shelf):
+    """A pushed source has no file: `get --lines` said it 'is not on disk under push: any more'
+    and told the reader to re-index it."""
+    upsert(shelf, rec("kb-2#0", "Open Settings and press Rotate.", source="https://help.example/kb/2", start_line=3,
+                      end_line=4, chunk_index=0),
+           rec("kb-2#1", "Old tokens stop working after an hour.", source="https://help.example/kb/2", start_line=6,
+               end_line=6, chunk_index=1))
+    doc = shelf.get_document("https://help.example/kb/2", lines="6")
+    assert (doc.text, doc.start_line, doc.end_line, doc.note) == ("Old tokens stop working after an hour.", 6, 6, "")
+
+
 def test_given_embedding_is_stored_as_sent(shelf, fake_embedder):
     vector = fake_embedder.embed_query("something else entirely")
     upsert(shelf, {"id": "v1", "content": "alpha beta", "embedding": vector.tolist(), "model": fake_embedder.model_id})
@@ -135,8 +146,8 @@ def test_metadata_fields_filter_like_files(shelf):
     [
         (rec("x", "t", nested={"a": 1}), "nested: only scalar values"),
         (rec("x", "t", authors=["a", "b"]), "authors: only scalar values (string, number, boolean, null) are allowed, got a list"),
-        (rec("x", "t", date="yesterday"), "must be an ISO 8601 date such as 2024-05-31, got 'yesterday'"),
-        (rec("x", "t", date="2024-1-5"), "must be an ISO 8601 date"),
+        (rec("x", "t", date="yesterday"), "date must be an ISO 8601 date such as 2024-05-31, got 'yesterday'"),
+        (rec("x", "t", date="2024-1-5"), "date must be an ISO 8601 date"),
         (rec("x", "t", tags=[1, 2]), "tags must be a list of strings"),
         (rec("x", "t", chunk_index=-1), "chunk_index must be a whole number >= 0"),
         ({"id": "x", "content": ""}, "content"),

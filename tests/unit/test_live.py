@@ -229,3 +229,47 @@ def test_the_watcher_logs_the_frontmatter_warnings_index_prints_once_per_change(
         assert len(warned("sleep.md")) == 1
     finally:
         assert loop.stop()
+
+
+def test_a_root_removed_and_made_again_is_watched_again(write, tmp_path, fake_embedder):
+    """`make clean html` (or `rm -rf site && cp -r …`) while `docshelf watch site` runs: the
+    new folder had no watch, so its pages were found only by the periodic re-check, minutes later."""
+    import shutil
+
+    docs = tmp_path / "site"
+    write(docs, "old.md", "# Old\n\nthe old tapir page")
+    shelf = Docshelf(Settings(index_dir=tmp_path / "index", reconcile_interval=0), embedder=fake_embedder)
+    loop = WriterLoop(shelf, [docs.resolve()], debounce=0.1)
+    loop.start()
+    try:
+        assert wait_until(lambda: loop.phase == "watching" and found(shelf, "tapir") == {"old.md"})
+        shutil.rmtree(docs)
+        assert wait_until(lambda: found(shelf, "tapir") == set())
+        time.sleep(1.5)  # the watcher notices the root is gone
+        write(docs, "new.md", "# New\n\nthe new tapir page")
+        assert wait_until(lambda: found(shelf, "tapir") == {"new.md"}, timeout=20)
+        write(docs, "later.md", "# Later\n\na tapir page written after the root came back")
+        assert wait_until(lambda: found(shelf, "tapir") == {"new.md", "later.md"}, timeout=20)
+    finally:
+        assert loop.stop()
+
+
+def test_a_root_replaced_at_once_is_watched_again(write, tmp_path, fake_embedder):
+    """Removed and made again within the same second (its inode may even be reused)."""
+    import shutil
+
+    docs = tmp_path / "site"
+    write(docs, "old.md", "# Old\n\nthe old okapi page")
+    shelf = Docshelf(Settings(index_dir=tmp_path / "index", reconcile_interval=0), embedder=fake_embedder)
+    loop = WriterLoop(shelf, [docs.resolve()], debounce=0.1)
+    loop.start()
+    try:
+        assert wait_until(lambda: loop.phase == "watching" and found(shelf, "okapi") == {"old.md"})
+        shutil.rmtree(docs)
+        write(docs, "new.md", "# New\n\nthe new okapi page")
+        assert wait_until(lambda: found(shelf, "okapi") == {"new.md"}, timeout=20)
+        time.sleep(1.5)
+        write(docs, "later.md", "# Later\n\nan okapi page written after the root came back")
+        assert wait_until(lambda: found(shelf, "okapi") == {"new.md", "later.md"}, timeout=20)
+    finally:
+        assert loop.stop()

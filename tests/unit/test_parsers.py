@@ -495,7 +495,7 @@ def test_registry_wraps_third_party_errors(tmp_path: Path) -> None:
 
 def test_default_registry_covers_every_format() -> None:
     names = {REGISTRY.for_file(Path(f"x{s}")).name for s in REGISTRY.suffixes}
-    assert names == {"markdown", "html", "pdf", "docx", "text", "code", "canvas", "rst", "notebook"}
+    assert names == {"markdown", "html", "pdf", "docx", "text", "code", "canvas", "rst", "asciidoc", "notebook"}
     assert REGISTRY.for_file(Path("x.rst")).name == "rst"
     assert {".md", ".mdx", ".html", ".pdf", ".docx", ".txt", ".rst", ".ipynb", ".py", ".hs"} <= set(
         REGISTRY.suffixes)

@@ -346,6 +346,61 @@ def test_mdx_statements_and_hugo_shortcodes(tmp_path: Path) -> None:
     ]
 
 
+def test_mdx_components_comments_and_tabs_read_as_the_page_shows_them(tmp_path: Path) -> None:
+    """Docusaurus' own template (npm create-docusaurus 3.10): a heading id written as an MDX
+    comment, <Tabs>/<TabItem> with indented bodies (no indented code in MDX), components and a
+    JSX attribute holding "=>" left markup, comments and code blocks in chunks and headings."""
+    doc = parse(tmp_path / "install.mdx", (
+        "---\nsidebar_position: 2\n---\n\n"
+        "import Tabs from '@theme/Tabs';\n\n"
+        "# Install {/* #install */}\n\n"
+        "{/* hidden on the page */}\n\n"
+        "<Tabs groupId=\"os\">\n"
+        "  <TabItem value=\"mac\" label=\"macOS\" default>\n"
+        "    Run `brew install acme`.\n"
+        "  </TabItem>\n"
+        "  <TabItem\n    value=\"win\"\n    label=\"Windows\">\n\n"
+        "    Download the installer.\n\n"
+        "  </TabItem>\n"
+        "</Tabs>\n\n"
+        "Version 1 is <Highlight color=\"#25c2a0\">no longer supported</Highlight>.\n\n"
+        "<button onClick={() => alert('clicked!')}>Click me!</button>\n\n"
+        "<DocCardList />\n\n"
+        "Write `<Tabs>` and `{/* x */}` as code; a < b > c stays.\n\n"
+        "```jsx\n<Tabs>{/* kept in code */}</Tabs>\n```\n"
+    ))
+    assert doc.title == "Install"
+    assert blocks(doc) == [
+        ("heading", "# Install", ("Install",), 7, 7),
+        ("paragraph", "  macOS:\n    Run `brew install acme`.", ("Install",), 12, 13),
+        ("paragraph", "  Windows:", ("Install",), 17, 17),
+        ("paragraph", "    Download the installer.", ("Install",), 19, 19),
+        ("paragraph", "Version 1 is no longer supported.", ("Install",), 24, 24),
+        ("paragraph", "Click me!", ("Install",), 26, 26),
+        ("paragraph", "Write `<Tabs>` and `{/* x */}` as code; a < b > c stays.", ("Install",), 30, 30),
+        ("code", "```jsx\n<Tabs>{/* kept in code */}</Tabs>\n```", ("Install",), 32, 34),
+    ]
+
+
+def test_a_md_page_that_imports_components_reads_as_mdx(tmp_path: Path) -> None:
+    """Docusaurus 3 compiles .md as MDX: a page importing Tabs is MDX whatever its suffix."""
+    doc = parse(tmp_path / "setup.md", (
+        "import Tabs from '@theme/Tabs';\nimport TabItem from '@theme/TabItem';\n\n"
+        "## Setup {/* #setup */}\n\n<Tabs>\n  <TabItem value=\"npm\" label=\"npm\">\n\n"
+        "    Run the installer.\n\n  </TabItem>\n</Tabs>\n"
+    ))
+    assert blocks(doc) == [("heading", "## Setup", ("Setup",), 4, 4), ("paragraph", "  npm:", ("Setup",), 7, 7),
+                           ("paragraph", "    Run the installer.", ("Setup",), 9, 9)]
+
+
+def test_plain_markdown_keeps_its_indented_code_and_angle_types(tmp_path: Path) -> None:
+    doc = parse(tmp_path / "p.md", "Use List<String> here.\n\n    indented code\n\n"
+                                   "import the module, then run it.\n\n```js\nimport x from 'y';\n```\n")
+    assert blocks(doc)[:3] == [("paragraph", "Use List<String> here.", (), 1, 1),
+                               ("code", "    indented code", (), 3, 3),
+                               ("paragraph", "import the module, then run it.", (), 5, 5)]
+
+
 def test_prose_that_looks_like_markup_is_kept(tmp_path: Path) -> None:
     doc = parse(tmp_path / "p.md", "import the module first, then run it.\n\nUse {braces} freely.\n")
     assert [b.text for b in doc.blocks] == ["import the module first, then run it.", "Use {braces} freely."]

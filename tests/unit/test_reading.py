@@ -124,12 +124,13 @@ def test_an_empty_search_in_an_unknown_collection_says_which_collections_exist(s
 def test_an_empty_result_says_why_it_is_empty(shelf, tmp_path, write):
     """The interfaces' hints depend on it: a fuzzy-mode hint fits a query no word of which is
     indexed, not filters that leave no document or a --min-score above every hit."""
-    write(tmp_path / "docs", "a.md", "---\ntags: [ops]\n---\n# A\n\nzeppelin hangar maintenance.")
-    shelf.index([tmp_path / "docs"])
-
     def why(**kw):
         result = shelf.search(SearchRequest(**kw))
         return result.empty_reason if not result.hits else "hits"
+
+    assert why(query="zeppelin") == why(query="zeppelin", tags_any=("ops",)) == "empty_index"  # nothing indexed yet
+    write(tmp_path / "docs", "a.md", "---\ntags: [ops]\n---\n# A\n\nzeppelin hangar maintenance.")
+    shelf.index([tmp_path / "docs"])
 
     assert why(query="zeppelin", mode="keyword") == "hits"
     assert why(query="submarine", mode="keyword") == "no_match"
@@ -228,3 +229,35 @@ def test_a_page_of_headings_only_reads_each_heading_once(shelf, tmp_path, write)
     shelf.index([tmp_path / "docs"])
     assert shelf.get_document("todo.md").text == "# Roadmap\n\n## Later"
     assert shelf.get_document("todo.md", section="later").text == "## Later"
+
+
+def test_a_heading_with_no_text_before_the_next_is_shown_by_get(shelf, tmp_path, write):
+    """No chunk holds such a heading (nothing to embed), so `get --section Empty` said the file
+    had no section 'Empty' although the file shows one: it is read from the file, with a note."""
+    write(tmp_path / "docs", "g.md", "# Guide\n\nIntro.\n\n## Empty\n\n## Next\n\nNext text.\n\n## Trailing\n")
+    shelf.index([tmp_path / "docs"])
+    for section, line in (("Empty", 5), ("Guide > Trailing", 11)):
+        page = shelf.get_document("g.md", section=section)
+        assert (page.text, page.start_line, page.end_line, page.chunk_ids) == (f"## {section.split(' > ')[-1]}",
+                                                                                line, line, ())
+        assert page.note == (f"section {section!r} is only its heading (line {line}): "
+                             "it has no text before the next heading")
+    with pytest.raises(NotFound, match="has no section 'Nope'; its sections are: Guide; Next"):
+        shelf.get_document("g.md", section="Nope")
+
+
+def test_a_section_asked_on_a_page_it_is_not_on_says_where_it_is(shelf, tmp_path):
+    """`get --section Maintenance --page 2` listed page 2's sections as if the whole document
+    had no such section."""
+    from test_parsers import make_manual_with_outline  # tests/unit is on the path (rootdir conftest)
+
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "manual.pdf").write_bytes(make_manual_with_outline())
+    shelf.index([tmp_path / "docs"])
+    assert "impeller" in shelf.get_document("manual.pdf", section="Maintenance", page=3).text
+    with pytest.raises(NotFound) as info:
+        shelf.get_document("manual.pdf", section="Maintenance", page=2)
+    assert str(info.value) == ("page 2 of manual.pdf has no section 'Maintenance' (it is on page 3); "
+                               "its sections are: Installation; Wiring")
+    with pytest.raises(NotFound, match="^page 2 of manual.pdf has no section 'Nope'; its sections are: Installation"):
+        shelf.get_document("manual.pdf", section="Nope", page=2)

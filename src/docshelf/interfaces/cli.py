@@ -17,7 +17,7 @@ from .. import allocator, collector
 from ..errors import DocshelfError, InvalidRequest
 from ..requests import DocumentListRequest, DocumentRequest, SearchRequest
 from .cli_app import GlobalOptionsGroup, app, err, escape, main_options, out, settings, state
-from .cli_args import command_of, settings_args_of
+from .cli_args import command_of, settings_args_of, typed_path
 from .cli_app import print_json as _print_json
 from .cli_app import service as _service
 from .output import citation, plural, to_jsonable
@@ -109,7 +109,8 @@ def search(
     """Search the index. Hybrid (BM25 + dense) by default; every hit says where to cite it."""
     request = _request(
         SearchRequest, query=query, k=k, mode=mode, collections=collection, doc_types=doc_type, tags_any=tag,
-        tags_all=all_tag, fields=field, path_prefix=path_prefix, path_glob=glob, date_from=date_from, date_to=date_to,
+        tags_all=all_tag, fields=field, path_prefix=typed_path(path_prefix) if path_prefix else None, path_glob=glob,
+        date_from=date_from, date_to=date_to,
         min_score=min_score, linked_to=linked_to,
     )
     answer = _ask_running_server(request)
@@ -138,6 +139,9 @@ def search(
 
 def _no_results(result, request: SearchRequest) -> str:
     """"No results", with the hint that fits why (``SearchResult.empty_reason``)."""
+    if result.empty_reason == "empty_index":
+        return ("No results: the index holds no documents. `docshelf index PATH` adds some; a running "
+                "`docshelf watch` or `serve` indexes its folders itself (`docshelf status` shows how far).")
     if result.empty_reason == "empty_scope":
         return "No results: no indexed document matches these filters; `docshelf documents` lists what is indexed."
     if result.empty_reason == "below_min_score":
@@ -284,7 +288,8 @@ def documents(
 ) -> None:
     """List indexed documents with their status, one page at a time (--all for every page)."""
     service = _service()
-    request = _request(DocumentListRequest, collection=collection, path_prefix=path_prefix, limit=limit, cursor=cursor)
+    request = _request(DocumentListRequest, collection=collection, path_prefix=typed_path(path_prefix) if path_prefix else None,
+                       limit=limit, cursor=cursor)
     page = service.list_documents(request)
     docs = list(page.documents)
     while all_pages and page.next_cursor:
@@ -414,6 +419,10 @@ def main(argv: list[str] | None = None) -> None:
         code = getattr(exc, "exit_code", None)
         if code is not None and hasattr(exc, "show"):
             exc.show(file=sys.stderr)
+            if type(exc).__name__ == "NoSuchOption" and command_of(args) == "search":
+                # an option name is a common thing to look up (``--keep-index``); Typer ships its own Click
+                err.print(f"To search for a term that starts with '-', put -- before it: "
+                          f"docshelf search -- {escape(exc.option_name)}", highlight=False)
             sys.exit(code)
         raise
 

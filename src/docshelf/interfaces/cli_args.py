@@ -128,6 +128,23 @@ def settings_args_of(args: list[str]) -> list[str] | None:
     return None if part is None else part[0]
 
 
+def typed_path(value: str) -> str:
+    """A ``--path`` that names a file or folder from here (``docs/guides/`` typed beside
+    ``docs/``, ``~/docs``) → its absolute path, which the service reads against the index's
+    roots (``Docshelf.root_relative``); a server running in another folder could not resolve
+    it. Anything else (``guides/``, a path as the index stores it) is sent as typed."""
+    from pathlib import Path
+
+    here = Path(value).expanduser()
+    try:
+        if not value.strip() or not here.exists():
+            return value
+        absolute = str(here.resolve())
+        return absolute + "/" if here.is_dir() and absolute != "/" else absolute
+    except (OSError, RuntimeError):  # unreadable, a symlink loop: as typed
+        return value
+
+
 def parse_search(args: list[str]) -> SearchCall | None:
     """``args`` as a ``SearchCall``, or None when it is not a plain ``search`` (then the full CLI runs)."""
     hoisted = hoist_global_options(args)
@@ -171,7 +188,7 @@ def parse_search(args: list[str]) -> SearchCall | None:
             target, kind, multiple = spec
             if kind is not str and not _PLAIN_NUMBER[kind].match(value):
                 return None  # "1e3", " 5", "5_0", "nan": converters differ; let the CLI's decide
-            converted = kind(value)
+            converted = kind(value) if target != "path_prefix" else typed_path(value)
             if multiple:
                 request.setdefault(target, []).append(converted)
             elif target in given:

@@ -122,6 +122,9 @@ def validation_message(errors: list[dict[str, Any]]) -> tuple[str, str]:
     elif not field and isinstance(error.get("input"), bytes | str):
         # The body arrived unparsed: sent without the JSON content type (``curl -d`` sends a form's).
         return "body", "body: send a JSON object with the header Content-Type: application/json"
+    elif not field and kind in ("model_attributes_type", "dict_type"):  # JSON, but an array or a number
+        got = {list: "an array", bool: "a boolean", type(None): "null"}.get(type(error.get("input")), "a number")
+        return "body", f"body: send a JSON object {{…}}, got {got}"
     elif kind == "json_invalid":  # its location is the offending character, not a field
         at = f" at character {loc[-1]}" if loc and loc[-1].isdigit() else ""
         return "body", f"body: not valid JSON ({(error.get('ctx') or {}).get('error', msg)}{at})"

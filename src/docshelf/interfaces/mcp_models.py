@@ -49,6 +49,7 @@ class SearchOut(BaseModel):
     empty_reason: str = Field("", description=(
         "With no hits, why: 'no_match' (no passage matched: rephrase, or mode='fuzzy' for names and typos), "
         "'below_min_score' (lower min_score), 'empty_scope' (the filters leave no document: loosen them), "
+        "'empty_index' (nothing is indexed yet: index_status says whether a first index is running), "
         "'unknown_collection' (the note lists the collections). Empty when there are hits."))
 
 

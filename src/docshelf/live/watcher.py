@@ -16,6 +16,8 @@ that file are passed on (as a batch for the folder naming the file).
 from __future__ import annotations
 
 import logging
+import os
+import stat
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -62,11 +64,15 @@ class RootWatcher:
         self._stop = threading.Event()
         self._wake = threading.Event()
         self._thread: threading.Thread | None = None
+        self._handler = None
+        self._watches: dict[Path, object] = {}  # a folder root's watch, to replace when the root is
+        self._inodes: dict[Path, int | None] = {}  # ... removed and made again (its inode then differs)
 
     # -- lifecycle ------------------------------------------------------------------------
     def _schedule(self, observer, handler) -> None:  # noqa: ANN001 - watchdog types
         for root in self.roots:
-            observer.schedule(handler, str(root), recursive=True)
+            self._inodes[root] = _inode(root)
+            self._watches[root] = observer.schedule(handler, str(root), recursive=True)
         for folder in sorted({f.parent for f in self.files}):
             if not any(folder == r or r in folder.parents for r in self.roots):  # else already watched
                 observer.schedule(handler, str(folder), recursive=False)
@@ -83,7 +89,7 @@ class RootWatcher:
             def on_any_event(self, event) -> None:  # noqa: ANN001 - watchdog's event type
                 watcher._on_event(event)
 
-        handler = Handler()
+        handler = self._handler = Handler()
         if not self.poll:
             try:
                 from watchdog.observers import Observer
@@ -131,7 +137,10 @@ class RootWatcher:
             return  # a folder's mtime changes whenever an entry does; the entry has its own event
         paths = [event.src_path] + ([event.dest_path] if kind == "moved" else [])
         for raw in paths:
-            self._add(Path(raw if isinstance(raw, str) else raw.decode()))
+            path = Path(raw if isinstance(raw, str) else raw.decode())
+            if kind in ("deleted", "moved") and path in self._inodes:
+                self._inodes[path] = -1  # the root itself went: watch it anew even if its inode comes back
+            self._add(path)
 
     def _add(self, path: Path) -> None:
         if any(path == s or s in path.parents for s in self.skip):
@@ -164,10 +173,44 @@ class RootWatcher:
             self._last = now
         self._wake.set()
 
+    def _rearm(self) -> None:
+        """A folder root removed and made again (``make clean html``, ``rm -rf site && cp -r``,
+        a branch checkout) is a new folder: its old watch saw the removal and then nothing. Once a
+        second, each root's inode is compared; a root back again is watched anew and re-checked
+        whole (its files came back without events)."""
+        for root in self.roots:
+            inode = _inode(root)
+            if inode == self._inodes.get(root):
+                continue
+            self._inodes[root] = inode
+            if inode is None:
+                log.warning("root %s was removed; its files are dropped, and it is watched again if it comes back", root)
+                continue
+            old = self._watches.pop(root, None)
+            try:
+                if old is not None:
+                    self._observer.unschedule(old)
+            except Exception as exc:  # noqa: BLE001 - the old watch may have ended with its folder
+                log.debug("unscheduling the old watch of %s: %s", root, exc)
+            try:
+                self._watches[root] = self._observer.schedule(self._handler, str(root), recursive=True)
+            except Exception as exc:  # noqa: BLE001 - gone again, or no watch left: the next second retries
+                log.warning("could not watch %s again (%s)", root, exc)
+                self._inodes[root] = None
+                continue
+            log.info("root %s is back; watching it again and re-checking it", root)
+            now = time.monotonic()
+            with self._lock:
+                self._rescan.add(root)
+                self._first = self._first or now
+                self._last = now
+
     def _flush_loop(self) -> None:
         while not self._stop.is_set():
             self._wake.wait(timeout=1.0)
             self._wake.clear()
+            if self._observer is not None and not self._stop.is_set():
+                self._rearm()
             while not self._stop.is_set():
                 with self._lock:
                     if not self._pending and not self._rescan:
@@ -189,6 +232,14 @@ class RootWatcher:
                         self.on_batch(root, batches.get(root, set()), root in rescan)
                     except Exception:  # noqa: BLE001 - one bad batch must not stop watching
                         log.exception("handling changes under %s failed", root)
+
+
+def _inode(folder: Path) -> int | None:
+    try:
+        st = os.stat(folder)
+    except OSError:
+        return None
+    return st.st_ino if stat.S_ISDIR(st.st_mode) else None
 
 
 __all__ = ["RootWatcher", "BatchHandler"]

@@ -370,7 +370,7 @@ class WriterLoop:
 
     def _apply(self, root: Path, rels: set[str], rescan: bool) -> None:
         if rescan:
-            log.info("ignore rules under %s changed; re-checking the whole root", root)
+            log.info("re-checking the whole root %s (its ignore rules changed, or it was made again)", root)
             self._reconcile([root])
             return
         # A batch for a folder that is not a folder root comes from single-file roots in it.

@@ -24,11 +24,13 @@ from typing import Any
 from ...errors import ParseError
 from ...models import ParseContext, ParsedDocument
 from ...protocols import Parser
+from .asciidoc import AsciidocParser
 from .canvas import CanvasParser
 from .rst import RstParser
 from .text import CodeParser, TextParser
 
 __all__ = [
+    "AsciidocParser",
     "CodeParser",
     "DocxParser",
     "HtmlParser",
@@ -179,5 +181,5 @@ def default_registry() -> ParserRegistry:
     """A registry holding every built-in parser."""
     return ParserRegistry(
         [_Deferred("MarkdownParser"), _Deferred("HtmlParser"), _Deferred("PdfParser"), _Deferred("DocxParser"),
-         TextParser(), CodeParser(), CanvasParser(), RstParser(), _Deferred("NotebookParser")]
+         TextParser(), CodeParser(), CanvasParser(), RstParser(), AsciidocParser(), _Deferred("NotebookParser")]
     )

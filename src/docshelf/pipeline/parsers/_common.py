@@ -112,6 +112,12 @@ def collapse(text: str) -> str:
     return " ".join(text.split())
 
 
+def fence(code: list[str], language: str) -> str:
+    """``code`` as a Markdown fence, longer than any backtick run inside it (so it cannot close early)."""
+    ticks = "`" * max(3, 1 + max((len(m) for line in code for m in re.findall(r"`+", line)), default=0))
+    return "\n".join([ticks + language, *code, ticks])
+
+
 class HeadingStack:
     """Tracks the chain of headings above the current block, by level."""
 

@@ -23,6 +23,7 @@ from ...models import Block, BlockKind, ParseContext, ParsedDocument
 from ._common import HeadingStack, as_str_list, decode_text, split_tags, unique
 from .includes import Includes
 from .inline_html import strip_html, terminal_text
+from .mdx import mdx_markdown_it, normalize_mdx, reads_as_mdx
 from .sitemarkup import normalize_markup, strip_heading_attrs
 from .snippets import Numbered, expand_includes
 from .wikilinks import WIKILINK, WikiLink, find_wikilinks, link_targets, render_wikilinks
@@ -318,6 +319,7 @@ class MarkdownParser:
 
     def __init__(self) -> None:
         self._md = new_markdown_it()
+        self._mdx = mdx_markdown_it()
 
     def parse(self, path: Path, data: bytes, context: ParseContext | None = None) -> ParsedDocument:
         text = _hide_obsidian_comments(decode_text(path, data))
@@ -328,8 +330,12 @@ class MarkdownParser:
         # Frontmatter lines are blanked, not removed, so every line keeps its number.
         numbered = [("" if i < fm_lines else line, i + 1) for i, line in enumerate(text.split("\n"))]
         includes = Includes(context, path)
-        numbered = normalize_markup(expand_includes(numbered, includes, path))
-        found = read_markdown(self._md, numbered, HeadingStack())
+        numbered = expand_includes(numbered, includes, path)
+        mdx = path.suffix.lower() == ".mdx" or reads_as_mdx(numbered)
+        if mdx:
+            numbered = normalize_mdx(numbered)
+        numbered = normalize_markup(numbered)
+        found = read_markdown(self._mdx if mdx else self._md, numbered, HeadingStack())
         links = [*_frontmatter_links(meta), *found.links]
         if links:
             meta["links"] = link_targets(links)

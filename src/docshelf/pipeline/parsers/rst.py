@@ -21,7 +21,7 @@ import re
 from pathlib import Path
 
 from ...models import Block, BlockKind, ParseContext, ParsedDocument
-from ._common import HeadingStack, decode_text, split_tags
+from ._common import HeadingStack, decode_text, fence, split_tags
 from .includes import MAX_DEPTH, IncludeRefused, Includes, parse_ranges, select_lines
 from .rst_inline import inline_text
 from .text import LANGUAGES
@@ -78,11 +78,6 @@ def _indent(text: str) -> int:
 def _dedent(lines: Numbered) -> Numbered:
     width = min((_indent(t) for t, _ in lines if t.strip()), default=0)
     return [(t[width:] if t.strip() else "", n) for t, n in lines]
-
-
-def _fence(code: list[str], language: str) -> str:
-    ticks = "`" * max(3, 1 + max((len(m) for line in code for m in re.findall(r"`+", line)), default=0))
-    return "\n".join([ticks + language, *code, ticks])
 
 
 class RstParser:
@@ -221,7 +216,7 @@ class _Reader:
             return end
         if stripped.startswith(">>>"):
             end = self._until_blank(lines, i)
-            out.append(self._block("code", _fence([t for t, _ in lines[i:end]], "pycon"), lines[i:end]))
+            out.append(self._block("code", fence([t for t, _ in lines[i:end]], "pycon"), lines[i:end]))
             return end
         if _GRID_BORDER.match(stripped):
             end = self._until_blank(lines, i)
@@ -287,7 +282,7 @@ class _Reader:
             if nxt < len(lines) and _indent(lines[nxt][0]) > 0:
                 stop = self._extent(lines, nxt, 0)
                 code = [t for t, _ in _dedent(lines[nxt:stop])]
-                out.append(self._block("code", _fence(code, self.language), lines[nxt:stop]))
+                out.append(self._block("code", fence(code, self.language), lines[nxt:stop]))
                 return stop
         return end
 
@@ -402,7 +397,7 @@ class _Reader:
                 if options.get("caption"):  # its own block, so the code block stays one fence
                     at = next((k for k, (t, _) in enumerate(lines) if ":caption:" in t), 0)
                     out.append(self._block("paragraph", self._inline(options["caption"]) + ":", lines[: at + 1]))
-                out.append(self._block("code", _fence(code, language if base != "console" else "console"), lines))
+                out.append(self._block("code", fence(code, language if base != "console" else "console"), lines))
             return
         python_object = base in _PY_OBJECTS and name.split(":")[0] in (base, "py")
         self.objects += python_object

@@ -1,7 +1,8 @@
 """Plain text and source code → blank-line separated blocks with exact line ranges.
 
 No structure is guessed beyond what the format states (reST underlines, Org
-stars, AsciiDoc '=' titles), so line citations always match the file.
+stars), so line citations always match the file. A ``.txt`` file that is reST or AsciiDoc
+source (Django's, git's manuals) goes to that format's parser.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from pathlib import Path
 
 from ...models import Block, BlockKind, ParseContext, ParsedDocument
 from ._common import HeadingStack, decode_text
+from .asciidoc import AsciidocParser, looks_like_asciidoc
 
 LANGUAGES: dict[str, str] = {
     ".py": "python", ".js": "javascript", ".ts": "typescript", ".tsx": "tsx", ".jsx": "jsx",
@@ -72,7 +74,7 @@ def _heading(lines: list[str], start: int, end: int, suffix: str) -> tuple[int, 
         ) >= len(first):
             return {"=": 1, "-": 2, "~": 3}.get(rst_lines[1].strip()[0], 4), first, 2
         return None
-    pattern = {".org": _ORG_HEADING, ".adoc": _ADOC_HEADING}.get(suffix)
+    pattern = {".org": _ORG_HEADING}.get(suffix)
     match = pattern.match(first) if pattern else None
     if match:
         return len(match.group(1)), match.group(2).strip(), 1
@@ -94,10 +96,10 @@ def _title_line(lines: list[str]) -> str:
 
 
 class TextParser:
-    """Parses prose text files: ``.txt``, ``.text``, ``.org``, ``.adoc`` (reST has its own parser)."""
+    """Parses prose text files: ``.txt``, ``.text``, ``.org`` (reST and AsciiDoc have their own parsers)."""
 
     name = "text"
-    suffixes = (".txt", ".text", ".org", ".adoc")
+    suffixes = (".txt", ".text", ".org")
 
     def parse(self, path: Path, data: bytes, context: ParseContext | None = None) -> ParsedDocument:
         text = decode_text(path, data)
@@ -106,6 +108,8 @@ class TextParser:
             from .rst import RstParser
 
             return RstParser().parse(path, data, context)
+        if suffix in (".txt", ".text") and looks_like_asciidoc(text):  # git's manuals
+            return AsciidocParser().parse(path, data, context)
         lines = text.split("\n")
         if suffix in (".txt", ".text") and definitions_only(lines):
             return ParsedDocument(path.stem, (), "text", {"format": "text"})

@@ -1,0 +1,111 @@
+"""MDX (Docusaurus, Nextra, Storybook docs) read as the rendered page shows it.
+
+An ``.mdx`` page is Markdown with JSX: ``<Tabs>``/``<TabItem label="macOS">`` around the
+content, components such as ``<Highlight color="…">text</Highlight>`` or ``<DocCardList />``,
+HTML tags whose attributes are JavaScript (``<button onClick={() => go()}>``) and comments
+``{/* … */}`` (also a heading's id: ``## Setup {/* #setup */}``). None of that markup is on
+the page, so none of it belongs in a chunk, a heading path or a citation: comments are
+dropped, component tags lose their markup (a tab keeps its label, as content tabs do:
+``macOS:``), and an HTML tag keeps only its name so the raw-HTML reading takes it from there.
+Lines are rewritten in place (a dropped line becomes blank), so every line keeps its number.
+Code fences and code spans are left alone. MDX has no indented code blocks either: the
+parser of an ``.mdx`` page is told so (:func:`mdx_markdown_it`).
+"""
+
+from __future__ import annotations
+
+import re
+
+from markdown_it import MarkdownIt
+
+from .inline_html import outside_code_spans
+from .snippets import FenceTracker, Numbered
+
+_EXPR = r"\{(?:[^{}]|\{(?:[^{}]|\{[^{}]*\})*\})*\}"  # a JS expression, braces nested three deep
+_ATTRS = rf"""(?:\s(?:[^<>"'{{}}]|"[^"]*"|'[^']*'|{_EXPR})*)?"""
+_TAG = re.compile(rf"<(?P<close>/)?(?:(?P<name>[A-Za-z][\w.:-]*)(?P<attrs>{_ATTRS})\s*(?P<self>/)?)?>")
+_TAG_OPEN = re.compile(rf"^\s*<(?P<name>[A-Z][\w.]*)(?P<attrs>{_ATTRS})$")  # attributes go on below
+_COMMENT = re.compile(r"\{/\*.*?\*/\}")
+_LABEL = re.compile(r"""\blabel=(?:"(?P<d>[^"]*)"|'(?P<s>[^']*)'|\{["'`](?P<e>[^"'`]*)["'`]\})""")
+
+
+_IMPORT = re.compile(r"""^import\s+(?:type\s+)?(?:[\w$]+|\{[^}]*\}?|\*\s+as\s+[\w$]+)(?:\s*,\s*\{[^}]*\}?)?\s+from\s+["'][^"']+["']""")
+_IMPORT_SIDE = re.compile(r"""^import\s+["'][^"']+["']\s*;?\s*$""")
+
+
+def reads_as_mdx(lines: Numbered) -> bool:
+    """Docusaurus 3 reads ``.md`` files as MDX too: one whose top level imports a component
+    (``import Tabs from '@theme/Tabs';``) is MDX whatever its suffix. CommonMark would show
+    such a line as a sentence, so no plain Markdown page has one."""
+    fences = FenceTracker()
+    for text, _ in lines:
+        if fences.feed(text):
+            continue
+        if text.startswith("import") and (_IMPORT.match(text) or _IMPORT_SIDE.match(text)):
+            return True
+    return False
+
+
+def mdx_markdown_it() -> MarkdownIt:
+    """CommonMark as MDX reads it: no indented code (a tab's indented body is prose)."""
+    return MarkdownIt("commonmark").enable(["table", "strikethrough"]).disable("code")
+
+
+def normalize_mdx(lines: Numbered) -> Numbered:
+    """The same lines with JSX markup and MDX comments read as the page shows them."""
+    out: Numbered = []
+    fences = FenceTracker()
+    comment = False  # inside a multi-line {/* … */}
+    tag: list[str] | None = None  # the lines of a component tag whose attributes span lines
+    for text, number in lines:
+        if tag is not None:
+            tag.append(text)
+            joined = " ".join(tag)
+            if _TAG.fullmatch(joined.strip()) or len(tag) > 50:
+                out.append((_rewrite(joined), number))
+                tag = None
+            else:
+                out.append(("", number))
+            continue
+        if comment:
+            end = text.find("*/}")
+            comment = end < 0
+            out.append(("" if comment else text[end + 3 :], number))
+            continue
+        if fences.feed(text):
+            out.append((text, number))
+            continue
+        if _TAG_OPEN.match(text):
+            tag = [text]
+            out.append(("", number))
+            continue
+        text = outside_code_spans(text, _rewrite)
+        at = text.find("{/*")
+        if at >= 0 and "`" not in text[at:]:  # a comment that goes on below this line
+            comment = True
+            text = text[:at]
+        out.append((text if text.strip() else "", number))
+    return out
+
+
+def _rewrite(text: str) -> str:
+    if "{/*" in text:
+        text = _COMMENT.sub("", text).rstrip()
+    if "<" not in text:
+        return text
+    only_tag = _TAG.fullmatch(text.strip())
+    if only_tag and not only_tag.group("close"):
+        label = _LABEL.search(only_tag.group("attrs") or "")
+        if label and (only_tag.group("name") or "").endswith(("Tab", "TabItem", "Tabs.Tab")):
+            value = label.group("d") or label.group("s") or label.group("e") or ""
+            return text[: len(text) - len(text.lstrip())] + value.strip() + ":"
+    return _TAG.sub(_tag, text)
+
+
+def _tag(match: re.Match[str]) -> str:
+    name = match.group("name") or ""  # a fragment <> or </> has none
+    if not name or name[0].isupper() or "." in name:  # a component: no markup on the page
+        return ""
+    if "{" not in (match.group("attrs") or ""):
+        return match.group(0)  # plain HTML: the raw-HTML reading handles it
+    return f"<{'/' if match.group('close') else ''}{name}{'/' if match.group('self') else ''}>"

@@ -1,0 +1,139 @@
+"""AsciiDoc (Asciidoctor pages, git's manuals) as a reader sees it, with heading paths and line citations."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from docshelf.models import ParseContext
+from docshelf.embedders.onnx_minilm import OnnxMiniLM
+from docshelf.pipeline.chunk import Chunker
+from docshelf.pipeline.parsers import default_registry
+from docshelf.pipeline.parsers.asciidoc import inline_text
+
+REGISTRY = default_registry()
+
+
+def parse(path: Path, text: str, root: Path | None = None):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return REGISTRY.parse(path, text.encode(), ParseContext(root) if root else None)
+
+
+def blocks(doc) -> list[tuple]:
+    return [(b.kind, b.text, b.heading_path, b.start_line, b.end_line) for b in doc.blocks]
+
+
+def test_an_asciidoctor_page_reads_as_sections_code_and_admonitions(tmp_path: Path) -> None:
+    doc = parse(tmp_path / "guide.adoc", (
+        "= Deploy Guide\n"                       # 1
+        ":product: Acme\n"                       # 2: an attribute entry, not text
+        "// a comment\n\n"                       # 3
+        "{product} runs anywhere.\n\n"           # 5
+        "== Install\n\n"                         # 7
+        "[source,python]\n"                      # 9
+        ".Start the app\n"                       # 10
+        "----\n"                                 # 11
+        "import acme\n"                          # 12
+        "\n"                                     # 13: a blank line inside the listing
+        "acme.run()\n"                           # 14
+        "----\n\n"                               # 15
+        "NOTE: Needs *Python 3.11* or later.\n\n"  # 17
+        "[WARNING]\n====\nBack up the database first.\n====\n\n"  # 19-22
+        "=== Options\n\n"                        # 24
+        "port::\n  The port to listen on, see <<install,Install>>.\n\n"  # 26-27
+        "////\nhidden\n////\n"                   # 29-31
+    ))
+    g, i, o = "Deploy Guide", "Install", "Options"
+    assert doc.title == g
+    assert doc.format == "asciidoc"
+    assert blocks(doc) == [
+        ("heading", g, (g,), 1, 1),
+        ("paragraph", "Acme runs anywhere.", (g,), 5, 5),
+        ("heading", i, (g, i), 7, 7),
+        ("code", "Start the app\n```python\nimport acme\n\nacme.run()\n```", (g, i), 10, 15),
+        ("paragraph", "Note: Needs Python 3.11 or later.", (g, i), 17, 17),
+        ("paragraph", "Warning: Back up the database first.", (g, i), 21, 21),
+        ("heading", o, (g, i, o), 24, 24),
+        ("list", "port::\nThe port to listen on, see Install.", (g, i, o), 26, 27),
+    ]
+
+
+def test_a_git_manual_named_txt_is_read_as_asciidoc(tmp_path: Path) -> None:
+    """git's manuals: two-line titles, ``term::`` lists whose description follows a blank line,
+    ``+`` continuations and ``linkgit:`` references; a listing block is one code block."""
+    doc = parse(tmp_path / "git-stash.txt", (
+        "git-stash(1)\n============\n\n"                        # 1-2
+        "NAME\n----\ngit-stash - Stash the changes away\n\n"     # 4-6
+        "OPTIONS\n-------\n"                                     # 8-9
+        "-k::\n--keep-index::\n\tKeep the index, see linkgit:git-add[1].\n\n"  # 10-12
+        "EXAMPLES\n--------\n\n"                                 # 14-15
+        "Pulling into a dirty tree::\n\n"                        # 17
+        "When you are in the middle of something,\n"             # 19
+        "+\n"                                                    # 20
+        "pull first.\n"                                          # 21
+        "+\n"                                                    # 22
+        "----\n$ git stash\n\n$ git pull\n----\n"                # 23-27
+    ))
+    s, opts, ex = "git-stash(1)", "OPTIONS", "EXAMPLES"
+    assert doc.format == "asciidoc"
+    assert blocks(doc) == [
+        ("heading", s, (s,), 1, 2),
+        ("heading", "NAME", (s, "NAME"), 4, 5),
+        ("paragraph", "git-stash - Stash the changes away", (s, "NAME"), 6, 6),
+        ("heading", opts, (s, opts), 8, 9),
+        ("list", "-k::\n--keep-index::\nKeep the index, see git-add(1).", (s, opts), 10, 12),
+        ("heading", ex, (s, ex), 14, 15),
+        ("list", "Pulling into a dirty tree::\nWhen you are in the middle of something,\npull first.", (s, ex), 17, 21),
+        ("code", "```\n$ git stash\n\n$ git pull\n```", (s, ex), 23, 27),
+    ]
+    assert doc.blocks[6].line_map == (17, 19, 21)  # each line cites its own source line
+    # The listing is never cut at its blank line: one chunk holds it whole.
+    chunks = Chunker(OnnxMiniLM().tokenizer, 256).chunk(doc)
+    assert any("$ git stash\n\n$ git pull" in c.text for c in chunks)
+
+
+def test_a_plain_text_file_stays_text(tmp_path: Path) -> None:
+    doc = parse(tmp_path / "notes.txt", "Notes\n=====\n\nSee the wiki::\n\n    not a list\n")
+    assert doc.format == "text"
+
+
+def test_tables_and_passthrough(tmp_path: Path) -> None:
+    doc = parse(tmp_path / "t.adoc", (
+        "= T\n\n"
+        ".Limits\n[cols=\"1,2\"]\n|===\n|Name |Value\n\n|max_size\n|10 MB\n|===\n\n"  # 3-10
+        "++++\n<div>raw</div>\n++++\n"
+    ))
+    assert blocks(doc)[1] == ("table", "Limits\nName | Value\nmax_size\n10 MB", ("T",), 3, 9)
+    assert len(doc.blocks) == 2
+
+
+def test_includes_stay_inside_the_root_and_cite_the_directive(tmp_path: Path) -> None:
+    root = tmp_path / "docs"
+    (root / "partials").mkdir(parents=True)
+    (root / "partials" / "setup.adoc").write_text(
+        "Run the installer.\n\n// tag::env[]\nSet ACME_HOME first.\n// end::env[]\n")
+    doc = parse(root / "guide.adoc", (
+        "= Guide\n\n"
+        "include::partials/setup.adoc[]\n\n"             # 3
+        "include::partials/setup.adoc[tag=env]\n\n"      # 5
+        "include::/etc/passwd[]\n"                       # 7
+    ), root=root)
+    assert blocks(doc)[1:] == [
+        ("paragraph", "Run the installer.", ("Guide",), 3, 3),
+        ("paragraph", "Set ACME_HOME first.", ("Guide",), 3, 3),
+        ("paragraph", "Set ACME_HOME first.", ("Guide",), 5, 5),
+    ]
+    assert doc.metadata["includes"] == ["partials/setup.adoc"]
+    assert "absolute paths are not read" in doc.metadata["include_errors"][0]
+
+
+def test_inline_macros_read_as_their_text() -> None:
+    attributes = {"version": "2.4"}
+    assert inline_text("see linkgit:git-log[1] and <<opts,the options>> or <<opts>>", attributes) == (
+        "see git-log(1) and the options or opts")
+    assert inline_text("link:faq.html[the FAQ], https://example.org[home], xref:api.adoc[]", attributes) == (
+        "the FAQ, home, api.adoc")
+    assert inline_text("press kbd:[Ctrl+C] in v{version}; **bold**, *strong*, _em_", attributes) == (
+        "press Ctrl+C in v2.4; bold, strong, em")
+    assert inline_text("__init__ and snake_case_name and {unknown}", attributes) == (
+        "__init__ and snake_case_name and {unknown}")
