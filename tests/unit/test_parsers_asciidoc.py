@@ -137,3 +137,16 @@ def test_inline_macros_read_as_their_text() -> None:
         "press Ctrl+C in v2.4; bold, strong, em")
     assert inline_text("__init__ and snake_case_name and {unknown}", attributes) == (
         "__init__ and snake_case_name and {unknown}")
+
+
+def test_comment_lines_inside_a_paragraph_and_macros_with_attributes(tmp_path: Path) -> None:
+    doc = parse(tmp_path / "s.adoc", (
+        "= S\n\n"
+        "A normal paragraph.\n// a comment inside it\nStill the paragraph.\n\n"   # 3-5
+        "Press image:reload.svg[reload,16] or icon:flag[role=blue], see [.big]#this# and stem:[x = 2].\n"  # 7
+    ))
+    assert blocks(doc)[1:] == [
+        ("paragraph", "A normal paragraph.\nStill the paragraph.", ("S",), 3, 5),
+        ("paragraph", "Press reload or flag, see this and x = 2.", ("S",), 7, 7),
+    ]
+    assert doc.blocks[1].line_map == (3, 5)
