@@ -758,11 +758,15 @@ class Docshelf:
     def root_relative(self, prefix: str) -> str:
         """A path prefix as the index stores paths: an absolute path inside a root (``docshelf
         search --path docs/`` typed beside ``docs/``, which the CLI sends absolute) becomes the
-        part below that root (``guides/``; a folder keeps its trailing ``/``); anything else,
-        ``guides/`` or ``/guides/``, is already relative and returned as given."""
+        part below that root (``guides/``; a folder keeps its trailing ``/``); a relative one,
+        ``guides/``, is returned as given. An absolute path outside every root
+        (``/guides/``, or ``examples/`` typed in a folder that has an ``examples/`` of its own
+        beside the indexed ``docs/``) is read as the longest tail of it that starts an indexed
+        path (``examples/``), else returned as given (it matches nothing)."""
         if not prefix.startswith("/"):
             return prefix
         wanted = Path(prefix)
+        folder = prefix.endswith("/") or wanted.is_dir()
         for root in self.roots:
             try:
                 below = wanted.relative_to(root).as_posix()
@@ -770,7 +774,12 @@ class Docshelf:
                 continue
             if below == ".":
                 return ""
-            return below + "/" if prefix.endswith("/") or wanted.is_dir() else below
+            return below + "/" if folder else below
+        paths = [r.path for r in self.store.records()]
+        for n in range(1, len(wanted.parts)):
+            tail = "/".join(wanted.parts[n:]) + ("/" if folder else "")
+            if any(p.startswith(tail) for p in paths):
+                return tail
         return prefix
 
     def find_document(self, path: str, root: str | None = None) -> DocumentRecord:

@@ -109,3 +109,20 @@ def test_a_bad_field_name_is_refused():
     with pytest.raises(InvalidQuery) as exc:
         to_sql(SearchFilters(fields=(("x') OR 1=1 --", "y"),)))
     assert str(exc.value) == "field name \"x') OR 1=1 --\" may hold only letters, digits, '_', '.' and '-'"
+
+
+def test_a_folder_typed_outside_every_root_scopes_by_the_indexed_path_it_ends_with(filtered_shelf, tmp_path):
+    """``--path api/`` typed in a folder that has an ``api/`` of its own (a package beside the
+    indexed ``docs/``): the CLI sends it absolute; it is not inside a root, so it is read as the
+    indexed ``api/``, not as a scope that matches nothing."""
+    (tmp_path / "api").mkdir()
+    outside = str(tmp_path / "api") + "/"
+    assert filtered_shelf.root_relative(outside) == "api/"
+    assert found(filtered_shelf, "keyword", path_prefix=filtered_shelf.root_relative(outside)) == [
+        "api/gamma.md", "api/undated.md"]
+    assert [d.path for d in filtered_shelf.list_documents(path_prefix=outside).documents] == [
+        "api/gamma.md", "api/undated.md"]
+    result = filtered_shelf.search("rotate signing keys", k=10, mode="keyword", path_prefix=outside)
+    assert sorted(h.path for h in result.hits) == ["api/gamma.md", "api/undated.md"]
+    assert filtered_shelf.root_relative(str(tmp_path / "elsewhere") + "/") == str(tmp_path / "elsewhere") + "/"
+    assert filtered_shelf.root_relative(str(tmp_path / "docs" / "guides")) == "guides/"
