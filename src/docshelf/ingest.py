@@ -204,6 +204,9 @@ class UpsertResult:
     upserted: int
     embedded: int
     sources: tuple[str, ...]
+    # ids of records docshelf embedded whose text is longer than the model reads (it embeds the first
+    # max_tokens tokens; the rest is found by keyword only): a builder should split them
+    cut: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -385,7 +388,19 @@ class Ingestor:
             embedded = self.embedder.embed_documents([c.embed_text for c in batch])
             vectors.update({c.id: v for c, v in zip(batch, embedded, strict=True)})
         self._write(docs, vectors)
-        return UpsertResult(upserted=len(new), embedded=len(todo), sources=tuple(sorted({c.path for c in new})))
+        return UpsertResult(upserted=len(new), embedded=len(todo), sources=tuple(sorted({c.path for c in new})),
+                            cut=self._cut(todo))
+
+    def _cut(self, embedded: Sequence[Chunk]) -> tuple[str, ...]:
+        """Ids of the records just embedded whose text runs past the model's token limit."""
+        limit = getattr(self.embedder, "max_tokens", 0)
+        if not limit or not embedded:
+            return ()
+        try:
+            count = self.embedder.tokenizer.count
+        except Exception:  # noqa: BLE001 - a hosted model without a local tokenizer: nothing to say
+            return ()
+        return tuple(sorted(record_id_of(c) for c in embedded if len(c.embed_text) > limit and count(c.embed_text) > limit))
 
     def lookup(self, request: SelectRequest) -> LookupResult:
         pushed = self._pushed()

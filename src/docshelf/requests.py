@@ -265,6 +265,11 @@ def parse_lines(value: Any) -> Optional[tuple[int, int]]:
     return start, end
 
 
+# the tail of a citation (interfaces/output.citation): "(lines 12-40)", "(p. iv, PDF page 4, lines 3-9)",
+# "(line 3, chars 2001-4000)", "(cell 4)"
+_CITED = re.compile(r" \((?P<extra>(?:(?:lines? \d+(?:-\d+)?|chars \d+-\d+|p\. \S+|PDF page \d+|cell \d+)(?:, |(?=\))))+)\)$")
+
+
 class DocumentRequest(_Request):
     """Read one indexed document, whole or one range of it."""
 
@@ -283,6 +288,39 @@ class DocumentRequest(_Request):
         "Only the section under this heading (case, markup such as backticks and numbering are ignored)."))
     max_chars: Optional[int] = Field(None, ge=MIN_TEXT_CHARS, le=MAX_TEXT_CHARS, description=(
         "Cut the text after this many characters."))
+
+    @model_validator(mode="before")
+    @classmethod
+    def _citation(cls, data: Any) -> Any:
+        """A hit's citation pasted as the path (``guide.md › Tokens › Rotating (lines 12-40)``,
+        ``manual.pdf › Wiring (p. iv, PDF page 4)``) reads what it cites: the path, then its lines,
+        page or (without either) its section. Only when nothing else narrows the request."""
+        if not isinstance(data, dict) or any(data.get(k) is not None for k in ("lines", "page", "page_label", "section")):
+            return data
+        path = data.get("path")
+        if not isinstance(path, str) or (" › " not in path and not _CITED.search(path)):
+            return data
+        where = _CITED.search(path)
+        head, extra = (path[: where.start()], where.group("extra")) if where else (path, "")
+        parts = [p.strip() for p in head.split(" › ")]
+        if not parts[0]:
+            return data
+        out = {**data, "path": parts[0]}
+        for item in (i.strip() for i in extra.split(",") if i.strip()):
+            if m := re.fullmatch(r"lines? (\d+)(?:-(\d+))?", item):
+                out["lines"] = f"{m.group(1)}-{m.group(2) or m.group(1)}" if "lines" not in out else out["lines"]
+            elif m := re.fullmatch(r"chars (\d+)-(\d+)", item):
+                line = (out.get("lines") or "").split("-")[0]
+                out["lines"] = f"{line}:{m.group(1)}-{m.group(2)}" if line else None
+            elif m := re.fullmatch(r"(?:PDF page|cell) (\d+)", item):
+                out["page"], out["page_label"] = int(m.group(1)), None
+            elif m := re.fullmatch(r"p\. (\S+)", item):  # the printed label; a PDF page number wins
+                if out.get("page") is None:
+                    number = m.group(1).isdigit()
+                    out["page"], out["page_label"] = (int(m.group(1)), None) if number else (None, m.group(1))
+        if all(out.get(k) is None for k in ("lines", "page", "page_label")) and len(parts) > 1:
+            out["section"] = " > ".join(parts[1:])
+        return out
 
     @model_validator(mode="before")
     @classmethod

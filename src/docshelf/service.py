@@ -846,6 +846,9 @@ class Docshelf:
         if not chunks:  # an empty text must say why, not look like a blank page
             note = (f"this file failed to index: {record.error}" if record.status == "failed"
                     else "this file holds no text to index (it is empty, or markup only)")
+        elif record.status == "failed":  # its last good version is kept: say the file no longer reads so
+            kept = f"this is the last version that indexed; the file now fails to: {record.error}"
+            note = "; ".join(n for n in (kept, note) if n)
         max_chars = request.max_chars
         truncated = bool(max_chars and len(text) > max_chars)
         if truncated:

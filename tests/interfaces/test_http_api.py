@@ -81,7 +81,7 @@ def test_ingest_round_trip_without_embeddings(client):
          "metadata": {"source": KB, "title": "Token rotation", "collection": "helpdesk", "doc_type": "faq"}},
     ]
     r = client.post("/ingest/upsert", json={"records": records}, headers=AUTH)
-    assert r.json() == {"upserted": 2, "embedded": 2, "sources": [KB]}
+    assert r.json() == {"upserted": 2, "embedded": 2, "sources": [KB], "cut": []}
 
     hit = search(client, "rotate ingest token", mode="keyword", collections=["helpdesk"], doc_types=["faq"])["hits"][0]
     assert {k: hit[k] for k in ("chunk_id", "path", "root", "url", "title", "heading_path", "citation", "date", "tags")} == {
@@ -110,13 +110,22 @@ def test_ingest_round_trip_without_embeddings(client):
     assert client.get(f"/documents/{doc['doc_id']}").status_code == 404
 
 
+def test_upsert_names_records_longer_than_the_model_reads(client):
+    page = "Install the agent. " + "Configure the pipeline stage carefully. " * 120 + "Rotate the vault key."
+    r = client.post("/ingest/upsert", headers=AUTH, json={"records": [
+        {"id": "long", "content": page, "metadata": {"source": KB}},
+        {"id": "short", "content": "A short answer.", "metadata": {"source": KB}}]})
+    assert r.status_code == 200, r.text
+    assert (r.json()["embedded"], r.json()["cut"]) == (2, ["long"])
+
+
 def test_ingest_with_embeddings_uses_the_vector_sent(client):
     # The vector is of other words than the content: a semantic search for those words finds
     # the record only if the server stored the vector it was sent.
     vector = FakeEmbedder().embed_query("aardvark lullaby").tolist()
     r = client.post("/ingest/upsert", headers=AUTH, json={"model": "fake-64", "records": [
         {"id": "vec-1", "content": "zebra stripes pattern", "embedding": vector, "metadata": {"source": "wiki/zebra"}}]})
-    assert r.json() == {"upserted": 1, "embedded": 0, "sources": ["wiki/zebra"]}
+    assert r.json() == {"upserted": 1, "embedded": 0, "sources": ["wiki/zebra"], "cut": []}
     hits = search(client, "aardvark lullaby", mode="semantic", k=1)["hits"]
     assert [(h["chunk_id"], h["path"], h["url"]) for h in hits] == [("push:vec-1", "wiki/zebra", None)]
     client.post("/ingest/delete", json={"ids": ["vec-1"]}, headers=AUTH)
@@ -299,7 +308,7 @@ def test_a_second_process_on_the_index_takes_pushes_through_the_writer(client, a
         assert (reader.get("/status").json()["role"], client.get("/status").json()["role"]) == ("reader", "writer")
         r = reader.post("/ingest/upsert", headers=AUTH, json={"records": [
             {"id": "r1", "content": "capybara grooming schedule", "metadata": {"source": "wiki/capybara"}}]})
-        assert r.json() == {"upserted": 1, "embedded": 1, "sources": ["wiki/capybara"]}
+        assert r.json() == {"upserted": 1, "embedded": 1, "sources": ["wiki/capybara"], "cut": []}
         for c in (client, reader):
             assert [h["chunk_id"] for h in search(c, "capybara", mode="keyword")["hits"]] == ["push:r1"]
         r = reader.post("/ingest/upsert", headers=AUTH, json={"records": [

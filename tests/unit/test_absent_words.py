@@ -228,3 +228,14 @@ def test_a_hyphenated_name_no_chunk_holds_is_absent_though_each_of_its_words_is_
     assert check_words("a well-managed environment", store, [], TypoParams()).absent == ()
     # a slip in a real name is no absent name (its misspelt word is corrected as any word is)
     assert check_words("what does --no-build-isolaton do", store, [], TypoParams()).absent == ()
+
+
+@pytest.mark.parametrize("typed, meant", [("sesion cokie max age", "session cookie max age"),
+                                          ("session cokie path", "session cookie path")])
+def test_a_corrected_query_ranks_and_scores_as_the_query_typed_right(indexed, typed, meant):
+    # the corrected term counts as much as a typed one: a slip costs the reader nothing but the
+    # note (it counted 0.8 of a typed term, and the hits scored lower than the same words typed right)
+    shelf = indexed[0]
+    slip, right = shelf.search(typed, k=3), shelf.search(meant, k=3)
+    assert slip.note.startswith("corrected ") and not right.note
+    assert [(h.path, h.score) for h in slip.hits] == [(h.path, h.score) for h in right.hits]

@@ -55,6 +55,18 @@ def test_a_pushed_documents_lines_read_without_a_note_about_a_file(shelf):
     assert (doc.text, doc.start_line, doc.end_line, doc.note) == ("Old tokens stop working after an hour.", 6, 6, "")
 
 
+def test_a_record_longer_than_the_model_reads_is_named(shelf):
+    """A builder pushing whole pages as records had them embedded from their first 256 tokens
+    with no word said; the rest was found by keyword only. The result names such records."""
+    page = "Install the agent. " + "Configure the pipeline stage carefully. " * 120 + "Rotate the vault key."
+    result = upsert(shelf, rec("kb-3", page, source="kb/3"), rec("kb-4", "A short answer.", source="kb/4"))
+    assert (result.embedded, result.cut) == (2, ("kb-3",))
+    vec = [0.1] * shelf.embedder.dimensions
+    sent = upsert(shelf, {"id": "kb-5", "content": page, "embedding": vec, "metadata": {"source": "kb/5"}},
+                  model=shelf.embedder.model_id)
+    assert (sent.embedded, sent.cut) == (0, ())  # its own vector: the builder chose what it covers
+
+
 def test_given_embedding_is_stored_as_sent(shelf, fake_embedder):
     vector = fake_embedder.embed_query("something else entirely")
     upsert(shelf, {"id": "v1", "content": "alpha beta", "embedding": vector.tolist(), "model": fake_embedder.model_id})

@@ -273,3 +273,22 @@ def test_a_root_replaced_at_once_is_watched_again(write, tmp_path, fake_embedder
         assert wait_until(lambda: found(shelf, "okapi") == {"new.md", "later.md"}, timeout=20)
     finally:
         assert loop.stop()
+
+
+def test_a_root_missing_at_start_is_indexed_and_watched_once_it_exists(write, tmp_path, fake_embedder):
+    """`docshelf watch _build/html` before the first `make html`: the folder was skipped for
+    good (until the periodic re-check, 300 s by default), and never watched."""
+    site = tmp_path / "site"
+    shelf = Docshelf(Settings(index_dir=tmp_path / "index", reconcile_interval=0), embedder=fake_embedder)
+    loop = WriterLoop(shelf, [site.resolve()], debounce=0.1)
+    loop.start()
+    try:
+        assert wait_until(lambda: loop.phase == "watching")
+        assert loop.state()["missing_roots"] == [str(site.resolve())]
+        write(site, "index.md", "# Index\n\nthe first serval page")
+        assert wait_until(lambda: found(shelf, "serval") == {"index.md"}, timeout=20)
+        write(site, "later.md", "# Later\n\na serval page written after")
+        assert wait_until(lambda: found(shelf, "serval") == {"index.md", "later.md"}, timeout=20)
+        assert loop.state()["missing_roots"] == []
+    finally:
+        assert loop.stop()

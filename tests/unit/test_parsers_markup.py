@@ -382,6 +382,14 @@ def test_mdx_components_comments_and_tabs_read_as_the_page_shows_them(tmp_path: 
     ]
 
 
+def test_an_mdx_line_that_opens_no_tag_is_kept(tmp_path: Path) -> None:
+    """'<Note that…' never closes as a tag: its lines stay prose, not blanked as tag attributes."""
+    doc = parse(tmp_path / "p.mdx", "# P\n\n<Warning level\nstays as prose.\n\nNext paragraph.\n")
+    assert blocks(doc) == [("heading", "# P", ("P",), 1, 1),
+                           ("paragraph", "<Warning level\nstays as prose.", ("P",), 3, 4),
+                           ("paragraph", "Next paragraph.", ("P",), 6, 6)]
+
+
 def test_a_md_page_that_imports_components_reads_as_mdx(tmp_path: Path) -> None:
     """Docusaurus 3 compiles .md as MDX: a page importing Tabs is MDX whatever its suffix."""
     doc = parse(tmp_path / "setup.md", (

@@ -261,3 +261,47 @@ def test_a_section_asked_on_a_page_it_is_not_on_says_where_it_is(shelf, tmp_path
                                "its sections are: Installation; Wiring")
     with pytest.raises(NotFound, match="^page 2 of manual.pdf has no section 'Nope'; its sections are: Installation"):
         shelf.get_document("manual.pdf", section="Nope", page=2)
+
+
+def test_get_of_a_file_that_now_fails_says_its_text_is_the_last_good_version(shelf, tmp_path):
+    """A manual replaced by a broken PDF stays searchable as it was (documented), but `get`
+    showed that text with no word that the file on disk no longer reads."""
+    from test_parsers import make_pdf
+
+    (tmp_path / "docs").mkdir()
+    manual = tmp_path / "docs" / "m.pdf"
+    manual.write_bytes(make_pdf([["The manatee manual says rotate weekly."]]))
+    shelf.index([tmp_path / "docs"])
+    assert shelf.get_document("m.pdf").note == ""
+    manual.write_bytes(b"%PDF-1.4\ngarbage")
+    shelf.index([tmp_path / "docs"])
+    page = shelf.get_document("m.pdf")
+    assert "manatee" in page.text
+    assert page.note.startswith("this is the last version that indexed; the file now fails to: not a valid PDF")
+
+
+def test_a_pasted_citation_reads_what_it_cites(shelf, tmp_path, write):
+    """`docshelf get "g.md › Guide › Next (lines 9-9)"`, the line a search printed, said there
+    was no document at that path; an agent passing a hit's citation as the path met the same."""
+    write(tmp_path / "docs", "g.md", "# Guide\n\nIntro.\n\n## Empty\n\n## Next\n\nNext text.\n\nMore next text.\n")
+    shelf.index([tmp_path / "docs"])
+    hit = shelf.search("more next text", mode="keyword").hits[0]
+    from docshelf.interfaces.output import citation
+
+    cited = shelf.get_document(citation(hit))
+    assert (cited.path, cited.start_line, cited.end_line) == ("g.md", hit.start_line, hit.end_line)
+    assert shelf.get_document("g.md › Guide › Next").text == "## Next\n\nNext text.\n\nMore next text."
+    assert shelf.get_document("g.md (lines 9-9)").text == "Next text."
+
+
+@pytest.mark.parametrize(("path", "fields"), [
+    ("manual.pdf › Wiring (p. iv, PDF page 4)", ("manual.pdf", None, 4, None, None)),
+    ("m.pdf (p. iv)", ("m.pdf", None, None, "iv", None)),
+    ("data.json (line 1, chars 52001-54000)", ("data.json", "1:52001-54000", None, None, None)),
+    ("g.md › Guide › Empty", ("g.md", None, None, None, "Guide > Empty")),
+    ("notes (draft).md", ("notes (draft).md", None, None, None, None)),
+])
+def test_a_citation_as_path_is_read_into_the_request_fields(path, fields):
+    r = DocumentRequest(path=path)
+    assert (r.path, r.lines, r.page, r.page_label, r.section) == fields
+    assert DocumentRequest(path=path, section="Other").path == path  # given fields: taken as written

@@ -345,7 +345,8 @@ def create_app(
         """Add or replace records. With an embedding, name its model (record or batch); model and
         dimension must match the index. Without one, docshelf embeds the content."""
         result = runtime.write("upsert", request)
-        return UpsertOut(upserted=result.upserted, embedded=result.embedded, sources=list(result.sources))
+        return UpsertOut(upserted=result.upserted, embedded=result.embedded, sources=list(result.sources),
+                         cut=list(result.cut))
 
     @app.post("/ingest/lookup", response_model=LookupOut, dependencies=Ingest, tags=["ingest"])
     def ingest_lookup(request: SelectRequest) -> Any:

@@ -149,6 +149,9 @@ class UpsertOut(BaseModel):
     upserted: int
     embedded: int = Field(description="Records docshelf embedded itself (no embedding sent, or content changed).")
     sources: list[str]
+    cut: list[str] = Field(default_factory=list, description=(
+        "Ids of records docshelf embedded whose content is longer than the model reads (its first max_tokens "
+        "tokens are embedded; the rest is found by keyword search only): split them into smaller records."))
 
 
 class LookupRecordOut(BaseModel):

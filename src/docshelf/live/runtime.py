@@ -222,7 +222,8 @@ class ServerRuntime:
                 )
             result = spool.submit(op, data, timeout)
             if op == "upsert":
-                return UpsertResult(result["upserted"], result["embedded"], tuple(result["sources"]))
+                return UpsertResult(result["upserted"], result["embedded"], tuple(result["sources"]),
+                                    tuple(result.get("cut", ())))
             return DeleteResult(result["deleted"], tuple(result["sources"]))
         if self.read_only:
             raise IndexLocked("this server is read-only (--read-only); it does not write the index")

@@ -44,8 +44,11 @@ class RootWatcher:
         poll: bool = False,
         poll_interval: float = 1.0,
         skip: Sequence[Path] = (),
+        absent: Sequence[Path] = (),
     ) -> None:
+        # folder roots missing now (``absent``) are watched from the moment they exist
         self.roots = [Path(r).resolve() for r in roots if Path(r).is_dir()]
+        self.roots += [p for p in (Path(r).resolve() for r in absent) if not p.exists() and p not in self.roots]
         self.files = [Path(r).resolve() for r in roots if Path(r).is_file()]
         self.on_batch = on_batch
         self.debounce = debounce
@@ -72,7 +75,8 @@ class RootWatcher:
     def _schedule(self, observer, handler) -> None:  # noqa: ANN001 - watchdog types
         for root in self.roots:
             self._inodes[root] = _inode(root)
-            self._watches[root] = observer.schedule(handler, str(root), recursive=True)
+            if self._inodes[root] is not None:  # else not yet there: _rearm watches it once it is
+                self._watches[root] = observer.schedule(handler, str(root), recursive=True)
         for folder in sorted({f.parent for f in self.files}):
             if not any(folder == r or r in folder.parents for r in self.roots):  # else already watched
                 observer.schedule(handler, str(folder), recursive=False)

@@ -206,7 +206,7 @@ class WriterLoop:
             if self.watch and not self._stop.is_set():
                 self.watcher = RootWatcher(
                     roots, self._enqueue, debounce=self.debounce, poll=self.poll,
-                    skip=self.service.settings.own_paths(),
+                    skip=self.service.settings.own_paths(), absent=[Path(m) for m in self.missing_roots],
                 )
                 self.watcher.start()
             self._reconcile(roots)
@@ -237,7 +237,10 @@ class WriterLoop:
             (roots if r.exists() else missing).append(r)
         self.missing_roots = [str(m) for m in missing]
         for m in missing:
-            log.warning("root %s does not exist; not indexing or watching it", m)
+            if self.watch:
+                log.warning("root %s does not exist; it is indexed and watched once it does", m)
+            else:
+                log.warning("root %s does not exist; not indexing it", m)
         return roots
 
     def _reconcile(self, roots: list[Path]) -> None:
@@ -371,6 +374,9 @@ class WriterLoop:
     def _apply(self, root: Path, rels: set[str], rescan: bool) -> None:
         if rescan:
             log.info("re-checking the whole root %s (its ignore rules changed, or it was made again)", root)
+            if str(root) in self.missing_roots:  # a root missing at start that now exists
+                self.missing_roots.remove(str(root))
+                self._live_roots.append(root)
             self._reconcile([root])
             return
         # A batch for a folder that is not a folder root comes from single-file roots in it.

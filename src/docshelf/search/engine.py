@@ -6,8 +6,8 @@
   joined forms of adjacent words (``pic sure`` → ``picsure``), for names and typos.
 - hybrid (default): both lists fused with confidence-aware score fusion (``fuse.py``).
   Misspelt words (unknown to the index but close to an indexed word, ``typos.py``) are
-  corrected: the corrected query is embedded and its BM25 joins the keyword side, a
-  corrected term counting less than an exact one.
+  corrected: the corrected query is pooled, embedded and ranked as if typed right (a
+  corrected term counts as much as a typed one, ``TypoParams.weight``).
 
 Every filter is pushed into the store's query (evaluated before top-k). Each mode ranks
 by its own scores; the score a hit shows is an absolute relevance estimate in [0, 1],
@@ -341,15 +341,17 @@ class Searcher:
         self._local.fixes, self._local.absent = fixes, checked.absent
         if fixes:
             # The corrected query's pool (its BM25 holds every exact term too, and the dense
-            # side embeds what was meant); a corrected term counts ``weight`` of an exact one:
-            # BM25 is a sum over terms, so the corrected part is the difference of the two.
+            # side embeds what was meant): it ranks as the query typed right would.
             fixed = corrected_query(query, fixes)
             chunks, corrected, den = self._pool(query_text(fixed), fixed, n, filters)
             lowered = _Lowered(chunks)
-            exact = (self.store.text_scores(text, list(chunks)) if isinstance(self.store, ScoreLookup)
-                     else {i: s for i, s in lex.items() if i in chunks})
             w = self.options.typos.weight
-            lex = {i: exact.get(i, 0.0) + w * max(0.0, corrected.get(i, 0.0) - exact.get(i, 0.0)) for i in chunks}
+            if w >= 1.0:
+                lex = {i: corrected.get(i, 0.0) for i in chunks}
+            else:  # a corrected term counts ``weight`` of an exact one (BM25 is a sum over terms)
+                exact = (self.store.text_scores(text, list(chunks)) if isinstance(self.store, ScoreLookup)
+                         else {i: s for i, s in lex.items() if i in chunks})
+                lex = {i: exact.get(i, 0.0) + w * max(0.0, corrected.get(i, 0.0) - exact.get(i, 0.0)) for i in chunks}
         # How much of the question the best keyword match holds (weak: trust the dense side more).
         best_lexical = max(lex, key=lex.__getitem__, default=None)
         held = None

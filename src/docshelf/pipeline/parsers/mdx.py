@@ -26,6 +26,7 @@ _ATTRS = rf"""(?:\s(?:[^<>"'{{}}]|"[^"]*"|'[^']*'|{_EXPR})*)?"""
 _TAG = re.compile(rf"<(?P<close>/)?(?:(?P<name>[A-Za-z][\w.:-]*)(?P<attrs>{_ATTRS})\s*(?P<self>/)?)?>")
 _TAG_OPEN = re.compile(rf"^\s*<(?P<name>[A-Z][\w.]*)(?P<attrs>{_ATTRS})$")  # attributes go on below
 _COMMENT = re.compile(r"\{/\*.*?\*/\}")
+_TAG_LINES = 20  # a component tag's attributes span at most this many lines (no blank line among them)
 _LABEL = re.compile(r"""\blabel=(?:"(?P<d>[^"]*)"|'(?P<s>[^']*)'|\{["'`](?P<e>[^"'`]*)["'`]\})""")
 
 
@@ -56,16 +57,18 @@ def normalize_mdx(lines: Numbered) -> Numbered:
     out: Numbered = []
     fences = FenceTracker()
     comment = False  # inside a multi-line {/* … */}
-    tag: list[str] | None = None  # the lines of a component tag whose attributes span lines
+    tag: Numbered | None = None  # the lines of a component tag whose attributes span lines
     for text, number in lines:
         if tag is not None:
-            tag.append(text)
-            joined = " ".join(tag)
-            if _TAG.fullmatch(joined.strip()) or len(tag) > 50:
+            tag.append((text, number))
+            joined = " ".join(t for t, _ in tag)
+            if _TAG.fullmatch(joined.strip()):
+                out.extend(("", n) for _, n in tag[:-1])
                 out.append((_rewrite(joined), number))
                 tag = None
-            else:
-                out.append(("", number))
+            elif not text.strip() or len(tag) > _TAG_LINES:  # no tag after all: the lines as written
+                out.extend(tag)
+                tag = None
             continue
         if comment:
             end = text.find("*/}")
@@ -76,8 +79,7 @@ def normalize_mdx(lines: Numbered) -> Numbered:
             out.append((text, number))
             continue
         if _TAG_OPEN.match(text):
-            tag = [text]
-            out.append(("", number))
+            tag = [(text, number)]
             continue
         text = outside_code_spans(text, _rewrite)
         at = text.find("{/*")
@@ -85,7 +87,7 @@ def normalize_mdx(lines: Numbered) -> Numbered:
             comment = True
             text = text[:at]
         out.append((text if text.strip() else "", number))
-    return out
+    return out + (tag or [])  # a tag still open at the end was none
 
 
 def _rewrite(text: str) -> str:
