@@ -786,7 +786,9 @@ class Docshelf:
         for r in records:
             if (root is None or r.root == root) and Path(r.root, r.path) in on_disk:
                 return r
-        raise NotFound(f"no indexed document at {wanted!r}; `docshelf status` or list_documents shows what is indexed")
+        hint = _nearby_documents(relative, [r.path for r in records if root is None or r.root == root])
+        raise NotFound(f"no indexed document at {wanted!r}; "
+                       + (hint or "`docshelf status` or list_documents shows what is indexed"))
 
     def find_document_by_id(self, doc_id: str) -> DocumentRecord:
         """The record whose ``doc_id`` (from a hit or a listing) is ``doc_id``."""
@@ -1016,6 +1018,27 @@ def _on_disk(path: str) -> set[Path]:
         return {Path(os.path.abspath(given)), given.resolve()}
     except (OSError, RuntimeError, ValueError):  # a link loop, a NUL byte: names no indexed file
         return set()
+
+
+def _nearby_documents(wanted: str, paths: Sequence[str]) -> str:
+    """What a path that names no document probably meant: a folder's documents (``docs/guides``),
+    the file by its name alone (``install.md``), or without its suffix, as a site's URL shows it
+    (``docs/guides/install``); '' when nothing fits."""
+    wanted = wanted.strip().rstrip("/")
+    if not wanted:
+        return ""
+    low = wanted.lower()
+    inside = sorted(p for p in paths if p.startswith(wanted + "/"))
+    if inside:
+        shown = ", ".join(inside[:3]) + (", …" if len(inside) > 3 else "")
+        return (f"{wanted}/ is a folder holding {len(inside)} indexed document{'s' if len(inside) != 1 else ''} "
+                f"({shown}); `docshelf documents --path {wanted}/` or list_documents(path_prefix) lists them")
+    close = sorted({p for p in paths if p.lower().endswith("/" + low) or p.lower() == low
+                    or p.lower().rsplit(".", 1)[0] in (low, low.rsplit(".", 1)[0])
+                    or p.lower().rsplit(".", 1)[0].endswith("/" + low)})
+    if close:
+        return "did you mean " + " or ".join(repr(p) for p in close[:3]) + ("…" if len(close) > 3 else "") + "?"
+    return ""
 
 
 def _from_root(record: DocumentRecord, root: str) -> bool:

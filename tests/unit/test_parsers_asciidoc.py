@@ -203,3 +203,16 @@ def test_a_long_included_listing_cites_the_include_line_in_every_chunk(tmp_path:
     code = [c for c in chunks if "key1 = value" in c.text or "key119" in c.text]
     assert len(chunks) > 3 and code
     assert {(c.start_line, c.end_line) for c in chunks[1:]} == {(6, 6)}
+
+
+def test_comment_lines_inside_a_paragraph_and_macros_with_attributes(tmp_path: Path) -> None:
+    doc = parse(tmp_path / "s.adoc", (
+        "= S\n\n"
+        "A normal paragraph.\n// a comment inside it\nStill the paragraph.\n\n"   # 3-5
+        "Press image:reload.svg[reload,16] or icon:flag[role=blue], see [.big]#this# and stem:[x = 2].\n"  # 7
+    ))
+    assert blocks(doc)[1:] == [
+        ("paragraph", "A normal paragraph.\nStill the paragraph.", ("S",), 3, 5),
+        ("paragraph", "Press reload or flag, see this and x = 2.", ("S",), 7, 7),
+    ]
+    assert doc.blocks[1].line_map == (3, 5)

@@ -305,3 +305,23 @@ def test_a_citation_as_path_is_read_into_the_request_fields(path, fields):
     r = DocumentRequest(path=path)
     assert (r.path, r.lines, r.page, r.page_label, r.section) == fields
     assert DocumentRequest(path=path, section="Other").path == path  # given fields: taken as written
+
+
+def test_a_path_that_names_no_document_says_what_it_probably_meant(shelf, tmp_path, write):
+    """`get markdown-features.mdx`, `get docs/guides/install` (the page's URL) or `get docs/guides`
+    (a folder) answered only "no indexed document at …"; now the documents meant are named."""
+    for rel in ("docs/guides/install.mdx", "docs/guides/upgrade.md", "docs/intro.md"):
+        write(tmp_path / "site", rel, "# Page\n\ntext")
+    shelf.index([tmp_path / "site"])
+
+    def why(path: str) -> str:
+        with pytest.raises(NotFound) as info:
+            shelf.get_document(path)
+        return str(info.value).split("; ", 1)[1]
+
+    assert why("install.mdx") == why("docs/guides/install") == why("Install.MDX") == (
+        "did you mean 'docs/guides/install.mdx'?")
+    assert why("docs/guides") == why("docs/guides/") == (
+        "docs/guides/ is a folder holding 2 indexed documents (docs/guides/install.mdx, docs/guides/upgrade.md); "
+        "`docshelf documents --path docs/guides/` or list_documents(path_prefix) lists them")
+    assert why("nothing.md") == "`docshelf status` or list_documents shows what is indexed"

@@ -39,6 +39,7 @@ _ATTRIBUTE_ENTRY = re.compile(r"^:(?P<unset>!)?(?P<name>\w[\w-]*)(?P<unset2>!)?:
 _BLOCK_ATTRIBUTES = re.compile(r"^\[(?P<attrs>[^\[\]]*|\[[^\]]*\])\]\s*$")
 _BLOCK_TITLE = re.compile(r"^\.(?P<title>[^\s.].*)$")
 _BLOCK_MACRO = re.compile(r"^(?P<name>[a-z][\w-]*)::(?P<target>\S*?)\[(?P<attrs>.*)\]\s*$")
+_COMMENT = re.compile(r"^//(?!//)")  # a comment line, also inside a paragraph
 _CONDITIONAL = re.compile(r"^(?:ifdef|ifndef|ifeval|endif)::")
 _INCLUDE = re.compile(r"^include::(?P<target>[^\[]+)\[(?P<attrs>.*)\]\s*$")
 _TAG_MARKER = re.compile(r"\b(?:tag|end)::(?P<name>[\w-]+)\[\]")
@@ -52,13 +53,17 @@ _INLINE = (
     (re.compile(r"<<(?P<id>[^,>]+),\s*(?P<text>[^>]+)>>"), r"\g<text>"),
     (re.compile(r"<<(?P<id>[^,>]+)>>"), r"\g<id>"),
     (re.compile(r"\b(?:xref|link|mailto|(?:https?|ftp|file):/)[:/]?(?P<target>[^\s\[]*)\[(?P<text>[^\]]*)\]"), None),
-    (re.compile(r"\b(?:kbd|btn|pass|footnote|menu|icon|image|indexterm2?|anchor):(?P<target>[^\s\[]*)\[(?P<text>[^\]]*)\]"),
-     None),
+    # an image's or icon's text is its alt text (the first attribute, unless it is name=value), else its name
+    (re.compile(r"\b(?:icon|image):(?P<target>[^\s\[]*)\[(?P<text>[^\],=]*)(?:,[^\]]*)?\]"), None),
+    (re.compile(r"\b(?:icon|image):(?P<target>[^\s\[]*)\[(?P<text>)[^\]]*\]"), None),
+    (re.compile(r"\b(?:kbd|btn|pass|footnote|menu|indexterm2?|anchor|stem|latexmath|asciimath):(?P<target>[^\s\[]*)"
+                r"\[(?P<text>[^\]]*)\]"), None),
     (re.compile(r"\(\(\((?P<hidden>[^)]*)\)\)\)"), ""),
     (re.compile(r"\(\((?P<text>[^)]*)\)\)"), r"\g<text>"),
     (re.compile(r"\*\*(?P<text>[^*]+?)\*\*"), r"\g<text>"),
     (re.compile(r"(?<![\w*])\*(?P<text>[^\s*](?:[^*]*?[^\s*])?)\*(?![\w*])"), r"\g<text>"),
     (re.compile(r"(?<![\w_])_(?P<text>[^\s_](?:[^_]*?[^\s_])?)_(?![\w_])"), r"\g<text>"),
+    (re.compile(r"(?<![\w#])(?:\[[^\]\s]*\])?#(?P<text>[^\s#](?:[^#]*?[^\s#])?)#(?![\w#])"), r"\g<text>"),  # highlight
 )
 _LABELS = {"NOTE": "Note", "TIP": "Tip", "IMPORTANT": "Important", "WARNING": "Warning", "CAUTION": "Caution"}
 _SOURCE_KINDS = {"source", "listing", "literal"}
@@ -239,7 +244,8 @@ class _Reader:
                 while end < n and (line := lines[end][0].strip()) and line != "+" and not _DELIMITER.match(line) \
                         and not _LIST_ITEM.match(line):
                     end += 1
-                para, i = lines[i:end], end
+                para = [(t, k) for t, k in lines[i:end] if not _COMMENT.match(t)] or lines[i:i + 1]
+                i = end
                 # a description: indented under an item, or the first paragraph after a bare ``term::``
                 # (an indented `` * item`` is the next item, not a description: git-merge(1)'s bullets)
                 described = item is not None and (term or (text[:1].isspace() and not _LIST_ITEM.match(stripped)))
