@@ -120,8 +120,8 @@ def test_every_shipped_set_is_valid_and_covers_every_kind(root):
     assert (root / "SOURCE.md").is_file() and list(root.glob("LICENSE*"))
 
 
-def test_the_eleven_sets_are_shipped():
-    names = ["click", "coverage", "drf", "hatch", "marshmallow", "pip", "pytest", "sqlmodel", "starlette",
+def test_the_twelve_sets_are_shipped():
+    names = ["click", "coverage", "drf", "git", "hatch", "marshmallow", "pip", "pytest", "sqlmodel", "starlette",
              "tornado", "werkzeug"]
     assert [p.name for p in SHIPPED_SETS] == names
 

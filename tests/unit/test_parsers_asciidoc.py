@@ -139,6 +139,72 @@ def test_inline_macros_read_as_their_text() -> None:
         "__init__ and snake_case_name and {unknown}")
 
 
+def test_a_git_page_whose_only_asciidoc_mark_is_linkgit_is_asciidoc(tmp_path: Path) -> None:
+    """gitignore(5) and git's fragments: ``linkgit:`` (or ``ifdef::``) is git's AsciiDoc alone;
+    read as plain text, the underlines stood in the headings ("EXAMPLES\\n--------")."""
+    doc = parse(tmp_path / "gitignore.txt", (
+        "gitignore(5)\n============\n\n"
+        "EXAMPLES\n--------\n\n"                       # 4-5
+        "See linkgit:git-rm[1] to stop tracking.\n"     # 7
+    ))
+    assert doc.format == "asciidoc"
+    assert [(b.kind, b.text, b.start_line) for b in doc.blocks][1:] == [
+        ("heading", "EXAMPLES", 4), ("paragraph", "See git-rm(1) to stop tracking.", 7)]
+    frag = parse(tmp_path / "rev-list-description.txt", (
+        "Thus, the following command:\n\n"
+        "ifdef::git-rev-list[]\n-----\n$ git rev-list foo\n-----\nendif::git-rev-list[]\n"))
+    assert frag.format == "asciidoc"
+    assert [b.kind for b in frag.blocks] == ["paragraph", "code"]
+
+
+def test_inline_anchors_on_titles_do_not_show(tmp_path: Path) -> None:
+    """git writes ``OPTIONS[[OPTIONS]]`` and ``Integrator[[INTEGRATOR]]``; the anchor is no text."""
+    doc = parse(tmp_path / "giteveryday.txt", (
+        "giteveryday(7)\n==============\n\n"
+        "Integrator[[INTEGRATOR]]\n------------------------\n\n"   # 4-5
+        "See linkgit:git-am[1].\n\n"
+        "== [[setup,Setup]]Set up\n"                              # 9
+    ))
+    heads = [(b.text, b.heading_path, b.start_line) for b in doc.blocks if b.kind == "heading"]
+    assert heads[1:] == [("Integrator", ("giteveryday(7)", "Integrator"), 4), ("Set up", ("giteveryday(7)", "Set up"), 9)]
+
+
+def test_an_indented_list_item_is_a_list_not_literal_text(tmp_path: Path) -> None:
+    """`` * Use a mergetool.`` (git-merge(1)) renders as a bullet; only an indented paragraph
+    that is no list item is literal (code)."""
+    doc = parse(tmp_path / "git-merge.txt", (
+        "git-merge(1)\n============\n\n"
+        "HOW TO RESOLVE CONFLICTS\n------------------------\n\n"   # 4-5
+        "  $ git show :1:filename\n\n"                             # 7
+        " * Use a mergetool.  `git mergetool` to launch a\n"       # 9
+        "   graphical mergetool.\n\n"                              # 10
+        " * Look at the originals.  linkgit:git-show[1].\n"        # 12
+    ))
+    assert [(b.kind, b.text, b.start_line, b.end_line) for b in doc.blocks][2:] == [
+        ("code", "```\n$ git show :1:filename\n```", 7, 7),
+        ("list", "* Use a mergetool.  `git mergetool` to launch a\ngraphical mergetool.", 9, 10),
+        ("list", "* Look at the originals.  git-show(1).", 12, 12),
+    ]
+
+
+def test_a_long_included_listing_cites_the_include_line_in_every_chunk(tmp_path: Path) -> None:
+    """An included listing too long for one chunk: each part cites the ``include::`` line,
+    never lines past the including page's end (git-config(1) includes config.txt's example)."""
+    root = tmp_path / "docs"
+    root.mkdir()
+    (root / "config.txt").write_text("Example\n~~~~~~~\n\n----\n" + "".join(
+        f"[section{i}]\n        key{i} = value number {i} for the example\n" for i in range(120)) + "----\n")
+    doc = parse(root / "git-config.txt", (
+        "git-config(1)\n=============\n\n"
+        "See linkgit:git[1].\n\n"
+        "include::config.txt[]\n"                                  # 6
+    ), root=root)
+    chunks = Chunker(OnnxMiniLM().tokenizer, 256).chunk(doc)
+    code = [c for c in chunks if "key1 = value" in c.text or "key119" in c.text]
+    assert len(chunks) > 3 and code
+    assert {(c.start_line, c.end_line) for c in chunks[1:]} == {(6, 6)}
+
+
 def test_comment_lines_inside_a_paragraph_and_macros_with_attributes(tmp_path: Path) -> None:
     doc = parse(tmp_path / "s.adoc", (
         "= S\n\n"

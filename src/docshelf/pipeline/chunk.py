@@ -330,8 +330,12 @@ class Chunker:
             part = "\n".join(current)
             if opener:
                 part = f"{opener}\n{part}\n{closer}"
-            start = block.start_line + current_start if block.start_line is not None else None
-            end = block.start_line + end_index if block.start_line is not None else None
+            if block.line_map:  # the text's lines are not consecutive source lines (an included listing)
+                last = len(block.line_map) - 1
+                start, end = block.line_map[min(current_start, last)], block.line_map[min(end_index, last)]
+            else:
+                start = block.start_line + current_start if block.start_line is not None else None
+                end = block.start_line + end_index if block.start_line is not None else None
             pieces.append(_Piece(part, block.page, start, end, True))
 
         line_tokens = self._count_many(body)

@@ -79,13 +79,17 @@ _MARKERS = (
     re.compile(r"^:[\w-]+:(?: .*)?$", re.M),
     re.compile(r"^\S.*::\n(?:\n|\s)", re.M),
 )
+_DECISIVE = (_MARKERS[0], _MARKERS[3])  # linkgit:…[n]; ifdef::/ifndef::/endif::
+_TITLE_ANCHOR = re.compile(r"\[\[[A-Za-z_:][\w:.-]*(?:,[^\]]*)?\]\]")  # [[id]] / [[id,reftext]] on a title
 
 
 def looks_like_asciidoc(text: str) -> bool:
     """Two kinds of AsciiDoc-only markup (``linkgit:``, ``include::…[]``, ``[source,…]``,
-    ``<<id>>``…): an AsciiDoc source named ``.txt``, as git's manuals are."""
+    ``<<id>>``…): an AsciiDoc source named ``.txt``, as git's manuals are. ``linkgit:page[n]``
+    and ``ifdef::…[]`` count as two: no other format writes them, and git's shortest pages
+    and fragments (gitignore(5), rev-list-description.txt) hold nothing else."""
     head = text[:200_000]
-    return sum(1 for marker in _MARKERS if marker.search(head)) >= 2
+    return sum(2 if marker in _DECISIVE else 1 for marker in _MARKERS if marker.search(head)) >= 2
 
 
 def inline_text(text: str, attributes: dict[str, str]) -> str:
@@ -224,6 +228,7 @@ class _Reader:
             heading = None if nested else self._heading(lines, i)
             if heading is not None:
                 level, name, used = heading
+                name = _TITLE_ANCHOR.sub("", name).strip() or name  # an anchor is no text: OPTIONS[[OPTIONS]]
                 path = self.headings.push(level, inline_text(name, self.attributes))
                 out.append(_block("heading", lines[i : i + used], path, level, text=path[-1]))
                 i, item = i + used, None
@@ -242,7 +247,8 @@ class _Reader:
                 para = [(t, k) for t, k in lines[i:end] if not _COMMENT.match(t)] or lines[i:i + 1]
                 i = end
                 # a description: indented under an item, or the first paragraph after a bare ``term::``
-                described = item is not None and (text[:1].isspace() or term)
+                # (an indented `` * item`` is the next item, not a description: git-merge(1)'s bullets)
+                described = item is not None and (term or (text[:1].isspace() and not _LIST_ITEM.match(stripped)))
                 if item is not None and (attach or described):
                     out[item] = self._extend(out[item], [(t.strip(), n) for t, n in self.inline(para)])
                     term = False
@@ -266,7 +272,8 @@ class _Reader:
 
     def _paragraph(self, para: Numbered, attrs: str, title: Numbered) -> Block:
         style = attrs.split(",")[0].strip()
-        if style in _SOURCE_KINDS or (para[0][0][:1].isspace() and style != "verse"):
+        indented = para[0][0][:1].isspace() and not _LIST_ITEM.match(para[0][0].strip())  # " * item" is a list
+        if style in _SOURCE_KINDS or (indented and style != "verse"):
             return self._code(_dedent(para), attrs, title, para[0][1], para[-1][1])
         lines = self.inline(para)
         first, number = lines[0]
@@ -275,7 +282,7 @@ class _Reader:
             lines[0] = (f"{_LABELS[m.group('label')]}: {m.group('text')}", number)
         elif label:
             lines[0] = (f"{label}: {first}", number)
-        if _LIST_ITEM.match(first) or _LABELED.match(first):  # an item's lines, without their indentation
+        if _LIST_ITEM.match(first.strip()) or _LABELED.match(first):  # an item's lines, without their indentation
             return _block("list", self.inline(title) + [(t.strip(), n) for t, n in lines], self.headings.path)
         return _block("paragraph", self.inline(title) + lines, self.headings.path)
 
