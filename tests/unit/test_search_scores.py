@@ -298,6 +298,7 @@ def test_a_pages_recap_ranks_after_the_sections_it_sums_up():
     assert is_summary_heading(("Update Data with FastAPI", "Recap"))
     assert is_summary_heading(("Automatic IDs", "Review All the Code"))
     assert is_summary_heading(("Guide", "In summary"))
+    assert is_summary_heading(("git-stash(1)", "SYNOPSIS"))  # a man page's forms name options, never explain them
     assert not is_summary_heading(("Update Data with FastAPI", "Review the Result"))
     assert not is_summary_heading(())
     ranked = [("recap", 0.99), ("other", 0.95), ("explains", 0.90), ("far", 0.70)]

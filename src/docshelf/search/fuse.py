@@ -83,9 +83,10 @@ class FusionParams:
     # changes (sets A, C, D, E: benchmarks/README.md).
     heading_band: float = 0.2
     heading_weight: float = 0.3
-    # Summary sections ("Recap", "Summary", "Review All the Code": ``is_summary_heading``) repeat
-    # the page's key words and code in a line or a whole program, and took the citation from the
-    # section that explains (set F, benchmarks/README.md). Among a page's chunks within
+    # Summary sections ("Recap", "Summary", "Review All the Code", a man page's "SYNOPSIS":
+    # ``is_summary_heading``) repeat the page's key words and code in a line or a whole program
+    # (a synopsis lists every option), and took the citation from the section that explains
+    # (sets F and L, benchmarks/README.md). Among a page's chunks within
     # heading_band of its best they rank as if scored (1 - summary_penalty); the page keeps its
     # best score and its place, as above.
     summary_penalty: float = 0.3
@@ -385,7 +386,7 @@ def heading_share(
 
 
 _SUMMARY = re.compile(
-    r"(?:(?:a |in |quick )?(?:recap|summary|conclusions?|wrap(?:ping)?[- ]up|tl;?dr)"
+    r"(?:(?:a |in |quick )?(?:recap|summary|conclusions?|wrap(?:ping)?[- ]up|tl;?dr|synopsis)"
     r"|review (?:all )?(?:of )?the (?:full |whole |complete )?code)[\s.!:]*"
 )
 
@@ -393,7 +394,7 @@ _SUMMARY = re.compile(
 @lru_cache(maxsize=8192)  # once per section
 def is_summary_heading(heading_path: tuple[str, ...]) -> bool:
     """Whether a section is a page's recap (its own heading ``Recap``, ``Summary``, ``Review All
-    the Code``…): it repeats what the sections before it explain."""
+    the Code``…) or a man page's ``SYNOPSIS``: it repeats, or lists, what other sections explain."""
     return bool(heading_path) and _SUMMARY.fullmatch(heading_path[-1].strip().lower()) is not None
 
 
