@@ -4,23 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from docshelf.models import ParseContext
 from docshelf.embedders.onnx_minilm import OnnxMiniLM
 from docshelf.pipeline.chunk import Chunker
-from docshelf.pipeline.parsers import default_registry
 from docshelf.pipeline.parsers.asciidoc import inline_text
-
-REGISTRY = default_registry()
-
-
-def parse(path: Path, text: str, root: Path | None = None):
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text)
-    return REGISTRY.parse(path, text.encode(), ParseContext(root) if root else None)
-
-
-def blocks(doc) -> list[tuple]:
-    return [(b.kind, b.text, b.heading_path, b.start_line, b.end_line) for b in doc.blocks]
+from parsing import blocks, parse
 
 
 def test_an_asciidoctor_page_reads_as_sections_code_and_admonitions(tmp_path: Path) -> None:

@@ -8,20 +8,7 @@ from pathlib import Path
 import pytest
 
 from docshelf.models import Block, ParseContext
-from docshelf.pipeline.parsers import default_registry
-
-REGISTRY = default_registry()
-
-
-def parse(path: Path, text: str, root: Path | None = None):
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text)
-    context = ParseContext(root) if root is not None else None
-    return REGISTRY.parse(path, text.encode(), context)
-
-
-def blocks(doc) -> list[tuple]:
-    return [(b.kind, b.text, b.heading_path, b.start_line, b.end_line) for b in doc.blocks]
+from parsing import blocks, parse
 
 
 # --- Heading attributes and tags ---------------------------------------------------------

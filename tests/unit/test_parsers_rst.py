@@ -5,21 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from docshelf.models import ParseContext
-from docshelf.pipeline.parsers import default_registry
 from docshelf.pipeline.parsers.rst_inline import inline_text
-
-REGISTRY = default_registry()
+from parsing import REGISTRY, blocks, parse
 DOCSET = Path(__file__).resolve().parents[2] / "benchmarks" / "docsets" / "coverage" / "docs"
-
-
-def parse(path: Path, text: str, root: Path | None = None):
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text)
-    return REGISTRY.parse(path, text.encode(), ParseContext(root) if root else None)
-
-
-def blocks(doc) -> list[tuple]:
-    return [(b.kind, b.text, b.heading_path, b.start_line, b.end_line) for b in doc.blocks]
 
 
 def test_sections_nest_by_first_appearance_of_each_adornment(tmp_path: Path) -> None:
