@@ -120,6 +120,12 @@ def test_the_periodic_recheck_catches_changes_the_watcher_missed(write, tmp_path
         assert loop.stop()
 
 
+def ctrl_c_as_in_a_terminal() -> None:
+    """SIGINT acts as Ctrl-C in the child even when this suite runs as a background job (``nohup
+    … &`` starts it with SIGINT ignored, the child inherits that, and the signal then did nothing)."""
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
 def test_docshelf_watch_indexes_then_follows_changes_until_interrupted(write, tmp_path):
     docs, index_dir = tmp_path / "docs", tmp_path / "index"
     write(docs, "a.md", "# A\n\nthe margay guide")
@@ -130,7 +136,7 @@ def test_docshelf_watch_indexes_then_follows_changes_until_interrupted(write, tm
     (tmp_path / "none.toml").write_text("")
     proc = subprocess.Popen(
         [sys.executable, "-m", "docshelf.interfaces.cli", "watch", str(docs)], env=env, cwd=tmp_path,
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=ctrl_c_as_in_a_terminal,
     )
     try:
         reader: list[Docshelf] = []
@@ -179,7 +185,7 @@ def test_docshelf_watch_ends_without_the_interpreter_teardown_after_ctrl_c(write
     )
     proc = subprocess.Popen(
         [sys.executable, "-c", slow_teardown, "watch", str(docs)], env=env, cwd=tmp_path,
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=ctrl_c_as_in_a_terminal,
     )
     try:
         reader: list[Docshelf] = []
