@@ -112,6 +112,17 @@ def collapse(text: str) -> str:
     return " ".join(text.split())
 
 
+Numbered = list[tuple[str, int]]
+"""A file's lines with their 1-based numbers (an included file's lines carry the directive's number)."""
+
+
+def dedent(lines: Numbered) -> Numbered:
+    """``lines`` without the indentation they all share (spaces: tabs are expanded on reading);
+    blank lines become empty."""
+    width = min((len(t) - len(t.lstrip(" ")) for t, _ in lines if t.strip()), default=0)
+    return [(t[width:] if t.strip() else "", n) for t, n in lines]
+
+
 def fence(code: list[str], language: str) -> str:
     """``code`` as a Markdown fence, longer than any backtick run inside it (so it cannot close early)."""
     ticks = "`" * max(3, 1 + max((len(m) for line in code for m in re.findall(r"`+", line)), default=0))

@@ -25,10 +25,8 @@ import re
 from pathlib import Path
 
 from ...models import Block, BlockKind, ParseContext, ParsedDocument
-from ._common import HeadingStack, decode_text, fence
+from ._common import HeadingStack, Numbered, decode_text, dedent, fence
 from .includes import MAX_DEPTH, IncludeRefused, Includes, parse_ranges, select_lines
-
-Numbered = list[tuple[str, int]]
 
 _ATX = re.compile(r"^(?P<marks>={1,6}|#{1,6})\s+(?P<title>\S.*?)(?:\s+(?P=marks))?\s*$")
 _UNDERLINE = re.compile(r"^([=\-~^+])\1+\s*$")
@@ -187,11 +185,6 @@ def _block(kind: BlockKind, lines: Numbered, path: tuple[str, ...], level: int =
     return Block(kind, body, path, None, start, end, level, () if consecutive else tuple(numbers))
 
 
-def _dedent(lines: Numbered) -> Numbered:
-    width = min((len(t) - len(t.lstrip()) for t, _ in lines if t.strip()), default=0)
-    return [(t[width:], n) for t, n in lines]
-
-
 class _Reader:
     def __init__(self, attributes: dict[str, str]) -> None:
         self.attributes = attributes
@@ -274,7 +267,7 @@ class _Reader:
         style = attrs.split(",")[0].strip()
         indented = para[0][0][:1].isspace() and not _LIST_ITEM.match(para[0][0].strip())  # " * item" is a list
         if style in _SOURCE_KINDS or (indented and style != "verse"):
-            return self._code(_dedent(para), attrs, title, para[0][1], para[-1][1])
+            return self._code(dedent(para), attrs, title, para[0][1], para[-1][1])
         lines = self.inline(para)
         first, number = lines[0]
         label = _LABELS.get(style)

@@ -21,12 +21,10 @@ import re
 from pathlib import Path
 
 from ...models import Block, BlockKind, ParseContext, ParsedDocument
-from ._common import HeadingStack, decode_text, fence, split_tags
+from ._common import HeadingStack, Numbered, decode_text, dedent, fence, split_tags
 from .includes import MAX_DEPTH, IncludeRefused, Includes, parse_ranges, select_lines
 from .rst_inline import inline_text
 from .text import LANGUAGES
-
-Numbered = list[tuple[str, int]]
 
 _ADORNMENT = re.compile(r"^([!-/:-@\[-`{-~])\1{2,}\s*$")
 _DIRECTIVE = re.compile(r"^\.\.\s+(?P<name>[\w:.+-]+?)::(?:\s+(?P<arg>.*?))?\s*$")
@@ -73,11 +71,6 @@ _NO_TITLE = {"only", "ifconfig", "container", "tabs", "tab-set", "grid", "figure
 
 def _indent(text: str) -> int:
     return len(text) - len(text.lstrip(" "))
-
-
-def _dedent(lines: Numbered) -> Numbered:
-    width = min((_indent(t) for t, _ in lines if t.strip()), default=0)
-    return [(t[width:] if t.strip() else "", n) for t, n in lines]
 
 
 class RstParser:
@@ -155,7 +148,7 @@ class _Reader:
                 continue
             if _indent(text) > 0:  # a block quote: indented relative to its context
                 end = self._extent(lines, i, 0)
-                out.extend(self.body(_dedent(lines[i:end])))
+                out.extend(self.body(dedent(lines[i:end])))
                 i = end
                 continue
             title = self._title(lines, i) if top else None
@@ -265,7 +258,7 @@ class _Reader:
             # a definition list item: a term, its definition indented right below
             stop = self._extent(lines, i, 0)
             term = self._block("paragraph", self._inline(lines[i][0].strip()), lines[i : i + 1])
-            self._labelled(term.text, lines[i : i + 1], self.body(_dedent(lines[end:stop])), out)
+            self._labelled(term.text, lines[i : i + 1], self.body(dedent(lines[end:stop])), out)
             return stop
         para = [t for t, _ in lines[i:end]]
         literal = para[-1].rstrip().endswith("::")
@@ -281,7 +274,7 @@ class _Reader:
                 nxt += 1
             if nxt < len(lines) and _indent(lines[nxt][0]) > 0:
                 stop = self._extent(lines, nxt, 0)
-                code = [t for t, _ in _dedent(lines[nxt:stop])]
+                code = [t for t, _ in dedent(lines[nxt:stop])]
                 out.append(self._block("code", fence(code, self.language), lines[nxt:stop]))
                 return stop
         return end
@@ -301,7 +294,7 @@ class _Reader:
             end = self._extent(lines, i, 0)
             item = [(text[width:], lines[i][1])]
             item += [(t[min(width, _indent(t)) :] if t.strip() else "", n) for t, n in lines[i + 1 : end]]
-            inner = self.body(_dedent(item)) if any(t.strip() for t, _ in item) else []
+            inner = self.body(dedent(item)) if any(t.strip() for t, _ in item) else []
             marker = "-" if _BULLET.match(text) else _auto_number(match.group("marker"), previous)
             previous = marker
             if len(inner) == 1 and inner[0].kind in ("paragraph", "list"):
@@ -342,7 +335,7 @@ class _Reader:
             stop = self._extent(lines, j, 0)
             first = lines[j][0][match.end() :].strip() if match else lines[j][0].strip()
             body = [(first, lines[j][1])] if first else []
-            inner = self.body(body + _dedent(lines[j + 1 : stop]))
+            inner = self.body(body + dedent(lines[j + 1 : stop]))
             if match is None or all(b.kind in ("paragraph", "list") for b in inner):
                 simple += [(t, n) for t, n in lines[j:stop] if t.strip()]
             else:  # a code block, directive or table in the body: its blocks, the label first
@@ -368,7 +361,7 @@ class _Reader:
         if match is None:
             note = _FOOTNOTE.match(first)
             if note:  # footnote text is content; targets (``.. _x:``) and comments are not
-                body = [(note.group("text"), lines[0][1]), *_dedent(lines[1:])]
+                body = [(note.group("text"), lines[0][1]), *dedent(lines[1:])]
                 out.extend(self.body(body))
             return
         name = match.group("name").lower()
@@ -522,7 +515,7 @@ def _same_style(item: str, listed: str) -> bool:
 
 def _split_directive(arg: str, lines: Numbered) -> tuple[list[str], dict[str, str], Numbered]:
     """(argument lines, options, content) of a directive whose first line is ``lines[0]``."""
-    rest = _dedent(lines[1:])
+    rest = dedent(lines[1:])
     arg_lines = [arg] if arg else []
     i = 0
     while i < len(rest) and rest[i][0].strip() and not _OPTION.match(rest[i][0]):
@@ -541,7 +534,7 @@ def _split_directive(arg: str, lines: Numbered) -> tuple[list[str], dict[str, st
         options[match.group("name")] = " ".join(v for v in value if v)
     while i < len(rest) and not rest[i][0].strip():
         i += 1
-    return arg_lines, options, _dedent(rest[i:])
+    return arg_lines, options, dedent(rest[i:])
 
 
 # -- include / literalinclude, expanded before reading ---------------------------------------------

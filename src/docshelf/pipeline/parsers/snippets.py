@@ -26,10 +26,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from ._common import Numbered
 from .includes import MAX_DEPTH, IncludeRefused, Includes, parse_ranges, select_lines
 from .text import LANGUAGES
-
-Numbered = list[tuple[str, int]]  # (line text, 1-based line number in the including file)
 
 _SNIPPET = re.compile(r"""^(?P<indent>[ \t]*)(?P<esc>;*)-+8<-+[ \t]+(?P<q>["'])(?P<target>.+?)(?P=q)\s*$""")
 _SNIPPET_FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<esc>;*)-+8<-+\s*$")
