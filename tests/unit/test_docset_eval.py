@@ -107,6 +107,105 @@ def test_an_html_gold_heading_is_read_as_the_page_shows_it(tmp_path):
         load_docset(root)
 
 
+def _write_pdf_set(root: Path, rows: list[dict]) -> Path:
+    """A set whose one document is a two-page PDF manual: an outline entry "Installation" on
+    page 1 and "Wiring ﬁxes" on page 2 (its printed title has the ﬁ ligature)."""
+    import io
+
+    from reportlab.pdfgen import canvas
+
+    buf = io.BytesIO()
+    pdf = canvas.Canvas(buf)
+    pdf.bookmarkPage("install")
+    pdf.addOutlineEntry("Installation", "install", level=0)
+    pdf.drawString(72, 750, "Installation")
+    pdf.drawString(72, 734, "Bolt the pump to a level plinth.")
+    pdf.showPage()
+    pdf.bookmarkPage("wiring")
+    pdf.addOutlineEntry("Wiring fixes", "wiring", level=0)
+    pdf.drawString(72, 750, "Wiring \ufb01xes")
+    pdf.drawString(72, 734, "Connect the brown wire to L1.")
+    pdf.showPage()
+    pdf.save()
+    (root / "docs").mkdir(parents=True, exist_ok=True)
+    (root / "docs" / "pump.pdf").write_bytes(buf.getvalue())
+    (root / "questions.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return root
+
+
+def test_a_pdf_question_has_gold_pages_and_an_optional_heading(tmp_path):
+    root = _write_pdf_set(tmp_path / "s", [
+        {"query": "brown wire", "kind": "howto", "path": "pump.pdf", "heading": "Wiring fixes",
+         "start_page": 2, "end_page": 2},
+        {"query": "plinth", "kind": "howto", "path": "pump.pdf", "start_page": 1, "end_page": 2},
+        {"query": "L1", "kind": "howto", "path": "pump.pdf", "heading": "Installation", "start_page": 2, "end_page": 2},
+    ])
+    a, b, _ = load_docset(root).questions  # a section begun on page 1 may answer on page 2
+    assert (a.by_page, a.heading, a.start_page, a.end_page, a.start_line) == (True, "Wiring fixes", 2, 2, None)
+    assert (b.by_page, b.heading, b.start_page, b.end_page) == (True, None, 1, 2)
+
+
+@pytest.mark.parametrize("row, message", [
+    ({"heading": "Wiring fixes", "start_page": 1, "end_page": 1}, "should print the heading 'Wiring fixes' .* on page 1 or before"),
+    ({"heading": "Wiring faxes", "start_page": 2, "end_page": 2}, "should print the heading 'Wiring faxes'"),
+    ({"start_page": 2, "end_page": 3}, "pump.pdf has 2 pages, not 3"),
+    ({"start_page": 2, "end_page": 1}, "1 <= start_page <= end_page"),
+    ({"start_line": 2, "end_line": 3}, "a PDF is cited by page"),
+    ({"heading": "", "start_page": 1, "end_page": 1}, "'heading' must be a non-empty string or absent"),
+])
+def test_a_pdf_question_with_bad_pages_or_heading_is_refused(tmp_path, row, message):
+    root = _write_pdf_set(tmp_path / "s", [{"query": "q", "kind": "howto", "path": "pump.pdf", **row}])
+    with pytest.raises(ConfigError, match=message):
+        load_docset(root)
+
+
+def test_a_pdf_hit_is_the_gold_section_when_its_page_and_heading_match():
+    from docshelf.eval.docset import Question
+    from docshelf.eval.docset_runner import pdf_section_hit
+
+    gold = Question("q", "x", "howto", "m.pdf", "Citation Aliasing", start_page=10, end_page=11)
+    assert pdf_section_hit(gold, 10, ("Using this Package", "Citation Aliasing"))
+    assert pdf_section_hit(gold, 11, ("2.6 Citation Aliasing",))  # the title with its number
+    assert pdf_section_hit(gold, 11, ("Citation  aliasing",))  # spacing and case as the text layer has them
+    assert not pdf_section_hit(gold, 12, ("Citation Aliasing",))  # another page
+    assert not pdf_section_hit(gold, None, ("Citation Aliasing",))
+    assert not pdf_section_hit(gold, 10, ("Using this Package", "Forcing Upper Cased Name"))  # the section before
+    assert pdf_section_hit(gold, 10, ())  # a PDF without outline: the page alone
+    numbered = Question("q", "x", "howto", "m.pdf", "2.6 Citation Aliasing", start_page=10, end_page=10)
+    assert pdf_section_hit(numbered, 10, ("Citation Aliasing",)) and not pdf_section_hit(numbered, 10, ("Aliasing",))
+    anywhere = Question("q", "x", "howto", "m.pdf", None, start_page=10, end_page=10)
+    assert pdf_section_hit(anywhere, 10, ("Anything",)) and not pdf_section_hit(anywhere, 9, ())
+
+
+def test_a_line_gold_is_scored_by_lines_as_before(tmp_path):
+    from docshelf.eval.docset_runner import ask
+    from docshelf.models import Hit
+
+    class Service:
+        def __init__(self, hit):
+            self.hit = hit
+
+        def search(self, query, **kw):
+            return type("R", (), {"hits": [self.hit], "confidence": "high", "note": ""})()
+
+    def hit(**kw):
+        return Hit("c", "page.md", "/r", "T", kw.pop("heading_path", ("Cookies",)), "docs", "doc", "t", 0.9, "hybrid", **kw)
+
+    root = _write_set(tmp_path / "s", [
+        {"query": "set a cookie", "kind": "howto", "path": "page.md", "heading": "Cookies", "start_line": 5, "end_line": 7}])
+    q = load_docset(root).questions[0]
+    assert ask(Service(hit(start_line=6, end_line=9)), q, "hybrid").section == 1.0
+    assert ask(Service(hit(start_line=1, end_line=4, heading_path=("Cookies",))), q, "hybrid").section == 0.0
+    pdf_root = _write_pdf_set(tmp_path / "p", [
+        {"query": "wire", "kind": "howto", "path": "pump.pdf", "heading": "Wiring fixes", "start_page": 2, "end_page": 2}])
+    pq = load_docset(pdf_root).questions[0]
+    pdf_hit = Hit("c", "pump.pdf", "/r", "T", ("Wiring fixes",), "docs", "pdf", "t", 0.9, "hybrid", page=2)
+    outcome = ask(Service(pdf_hit), pq, "hybrid")
+    assert (outcome.section, outcome.top_page) == (1.0, 2)
+    assert ask(Service(Hit("c", "pump.pdf", "/r", "T", ("Installation",), "docs", "pdf", "t", 0.9, "hybrid", page=2)),
+               pq, "hybrid").section == 0.0
+
+
 SHIPPED_SETS = sorted(p for p in SET_A.parent.iterdir() if (p / "questions.jsonl").is_file())
 
 
@@ -120,9 +219,9 @@ def test_every_shipped_set_is_valid_and_covers_every_kind(root):
     assert (root / "SOURCE.md").is_file() and list(root.glob("LICENSE*"))
 
 
-def test_the_twelve_sets_are_shipped():
+def test_the_thirteen_sets_are_shipped():
     names = ["click", "coverage", "drf", "git", "hatch", "marshmallow", "pip", "pytest", "sqlmodel", "starlette",
-             "tornado", "werkzeug"]
+             "texpdf", "tornado", "werkzeug"]
     assert [p.name for p in SHIPPED_SETS] == names
 
 

@@ -4,12 +4,16 @@ each mode, and score document hits, the top hit's section and the no-answer sign
 Per question kind and overall (answerable questions only, except AUROC):
 - hit@1, hit@3, mrr@10 at document level (documents ranked by their best chunk);
 - section@1: the top hit is in the gold file and its cited lines overlap the gold section;
+  for a PDF question (gold pages), its cited page is one of the gold pages and, when the
+  question names a heading and the hit is cited under headings, one of them is that heading
+  (``pdf_section_hit``);
 - auroc: how well the top hit's score separates answerable questions (of that kind, or all
   of them) from the unanswerable ones (0.5 is chance, 1.0 perfect).
 """
 
 from __future__ import annotations
 
+import re
 import shutil
 import tempfile
 import time
@@ -21,7 +25,7 @@ from typing import Any
 from ..config import Settings
 from ..errors import InvalidQuery
 from ..models import SearchMode
-from .docset import KINDS, DocSet, Question, docset_cache_key
+from .docset import KINDS, DocSet, Question, docset_cache_key, heading_key
 from .metrics import auroc, hit_at_k, lines_overlap, percentile, reciprocal_rank
 from .runner import EvalIndex
 from .beir import default_cache_dir
@@ -49,6 +53,7 @@ class Outcome:
     section: float | None
     took_ms: float
     note: str = ""  # the response's note (a corrected typo, a word no indexed document mentions)
+    top_page: int | None = None  # a PDF hit's page (1-based)
 
 
 @dataclass(frozen=True)
@@ -153,17 +158,41 @@ def ask(service: Any, question: Question, mode: SearchMode) -> Outcome:
         gold = question.path or ""
         scored = {
             "hit1": hit_at_k(ranked, gold, 1), "hit3": hit_at_k(ranked, gold, 3), "rr": reciprocal_rank(ranked, gold),
-            "section": float(
-                top is not None and top.path == gold
-                and lines_overlap((top.start_line, top.end_line), (question.start_line or 0, question.end_line or 0))
-            ),
+            "section": float(top is not None and top.path == gold and (
+                pdf_section_hit(question, top.page, top.heading_path) if question.by_page
+                else lines_overlap((top.start_line, top.end_line), (question.start_line or 0, question.end_line or 0))
+            )),
         }
     return Outcome(
         id=question.id, kind=question.kind, query=question.query, ranked=ranked,
         top_path=top.path if top else None, top_heading=top.heading_path if top else (),
         top_lines=(top.start_line, top.end_line) if top else (None, None), top_score=top.score if top else 0.0,
-        confidence=getattr(result, "confidence", None), note=getattr(result, "note", ""), took_ms=took, **scored,  # type: ignore[arg-type]
+        confidence=getattr(result, "confidence", None), note=getattr(result, "note", ""), took_ms=took,
+        top_page=top.page if top else None, **scored,  # type: ignore[arg-type]
     )
+
+
+def pdf_section_hit(question: Question, page: int | None, heading_path: Sequence[str]) -> bool:
+    """Whether a hit cited at ``page`` under ``heading_path`` is a PDF question's gold section.
+
+    The page must be one of the gold pages. A gold heading must also be in the cited heading
+    path (the section itself or one it sits in; a title may carry its number, "2.6 Citation
+    Aliasing" for "Citation Aliasing", or lose it), so a hit in the section before, on the
+    same page, is a miss; a hit cited under no heading at all (a PDF without outline) is
+    judged by its page alone: the reader can only go by the page there too."""
+    if page is None or not (question.start_page or 0) <= page <= (question.end_page or 0):
+        return False
+    if question.heading is None or not heading_path:
+        return True
+    want = _unnumbered(heading_key(question.heading))
+    return any(_unnumbered(heading_key(entry)) == want for entry in heading_path)
+
+
+_NUMBER = re.compile(r"^(?:\d+|[a-z](?=\.\d))(?:\.\d+)*\.?\s+")  # "2.6 ", "a.1 " (appendix), "3. "
+
+
+def _unnumbered(title: str) -> str:
+    return _NUMBER.sub("", title, count=1)
 
 
 def summarize(outcomes: Sequence[Outcome]) -> tuple[dict[str, float | None], dict[str, dict[str, float | None]]]:
