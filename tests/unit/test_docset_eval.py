@@ -219,9 +219,9 @@ def test_every_shipped_set_is_valid_and_covers_every_kind(root):
     assert (root / "SOURCE.md").is_file() and list(root.glob("LICENSE*"))
 
 
-def test_the_thirteen_sets_are_shipped():
-    names = ["click", "coverage", "drf", "git", "hatch", "marshmallow", "pip", "pytest", "sqlmodel", "starlette",
-             "texpdf", "tornado", "werkzeug"]
+def test_the_fourteen_sets_are_shipped():
+    names = ["click", "coverage", "drf", "git", "hatch", "marshmallow", "pip", "postgresql", "pytest", "sqlmodel",
+             "starlette", "texpdf", "tornado", "werkzeug"]
     assert [p.name for p in SHIPPED_SETS] == names
 
 
