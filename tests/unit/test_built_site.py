@@ -223,3 +223,38 @@ def test_the_watcher_skips_a_changed_file_of_the_machinery_too(shelf, tmp_path) 
         "_sources/api.rst.txt": "Sphinx site machinery (raw copies of the pages' sources), not a page",
         "_static/": "Sphinx site machinery (theme files and scripts), not a page"}
     assert sorted(r.path for r in shelf.store.records()) == ["api.html", "guide/intro.html", "index.html"]
+
+
+def test_a_docbook_page_is_its_text_without_navigation_tables_and_contents() -> None:
+    """Every DocBook page opens with a ``div.navheader`` table ("Prev Up <chapter> Home Next") and
+    ends with a ``div.navfooter`` one; a chapter or section lists its parts in a ``div.toc`` (and
+    ``div.list-of-tables``). All were read as text: 2,334 of the manual's 11,836 chunks held
+    "Prev | Up", a chapter page was its contents list, and a question about pg_stat_activity
+    ranked the monitoring chapter's contents first."""
+    chapter = parse("docbook", "pools.html")
+    assert chapter.title == "Chapter 4. Pools"
+    assert [(b.kind, b.text) for b in chapter.blocks] == [
+        ("heading", "Chapter 4. Pools"), ("paragraph", "A pool shares connections between threads.")]
+    page = parse("docbook", "pool-sizing.html")
+    text = "\n".join(b.text for b in page.blocks)
+    for chrome in ("Prev", "Up", "Home", "Next", "Table of Contents", "4.3. Retries", "Chapter 4. Pools"):
+        assert chrome not in text
+    assert [b.text for b in page.blocks if b.kind == "heading"] == [
+        "4.2. Pool Sizing", "4.2.1. Limits", "4.2.2. Idle Connections"]
+    assert {b.kind for b in page.blocks} == {"heading", "paragraph"}
+
+
+def test_a_docbook_admonition_is_part_of_its_section() -> None:
+    """DocBook titles a note with a heading tag (``<div class="note"><h3 class="title">Note</h3>``):
+    read as a heading, "Note" became a section that took over the rest of its section, up to the
+    next heading (PostgreSQL's wait-event tables cited as "28.2 › Note", not "28.2.3.
+    pg_stat_activity"). The label stays as text; the section goes on."""
+    page = parse("docbook", "pool-sizing.html")
+    limits = [b for b in page.blocks if b.heading_path == ("4.2. Pool Sizing", "4.2.1. Limits")]
+    assert [(b.kind, b.text, b.start_line) for b in limits] == [
+        ("heading", "4.2.1. Limits", 4),
+        ("paragraph", "Start with twice the number of worker threads.", 4),
+        ("paragraph", "Note", 6),
+        ("paragraph", "The limit counts connections being opened.", 6),
+        ("paragraph", "A borrower waits at most acquire_timeout seconds.", 8)]
+    assert all("Note" not in b.heading_path for b in page.blocks)

@@ -10,7 +10,9 @@ marks (``¶``), ``[source]`` links, "edit this page" and "view source" buttons a
 contents (a Sphinx ``toctree``, as the reST parser drops it) are dropped; an API entry (a
 Sphinx ``dl.py.method`` and the like) becomes a heading named by its object, so a hit on one
 method cites that method; and a page built by Sphinx or MkDocs is titled without the site's
-suffix ("… — Project 6.2 documentation").
+suffix ("… — Project 6.2 documentation"). DocBook XSL output (PostgreSQL's manual) loses its
+"Prev Up Home Next" tables and tables of contents, and its admonitions' titles
+(``<h3 class="title">Note</h3>``) are read as labels, not as sections.
 """
 
 from __future__ import annotations
@@ -60,7 +62,14 @@ DROP_SELECTORS = (
     ".rst-footer-buttons", ".prev-next-area", ".related-pages", ".md-footer",  # Next/Previous
     ".sphinxsidebar", "div.related",  # classic Sphinx themes
     ".toctree-wrapper", ".topic.contents",  # a toctree / local contents: links to other pages' sections
+    # DocBook XSL (PostgreSQL's, GNOME's manuals): the "Prev Up Home Next" tables above and below
+    # every page, and a chapter's or section's table of contents and lists of its tables/figures.
+    "div.navheader", "div.navfooter", "div.toc",
+    "div.list-of-tables", "div.list-of-figures", "div.list-of-examples", "div.list-of-equations",
 )
+# DocBook XSL titles an admonition with a heading (``<div class="note"><h3 class="title">Note</h3>``):
+# it is the note's label, not a section, and the text after the note is still its section's.
+ADMONITIONS = frozenset({"note", "tip", "warning", "caution", "important"})
 # The page's own content: what the page marks as main first, then one <article>, then the
 # element a site builder wraps its content in.
 MAIN_SELECTORS = ("[role=main]", "main")
@@ -266,6 +275,15 @@ def _image_text(node: Tag) -> str:
     return collapse(" ".join(str(img.get("alt") or "") for img in node.find_all("img")))
 
 
+def _admonition_title(heading: Tag) -> bool:
+    """A DocBook admonition's label: the heading that opens ``div.note`` (``tip``, ``warning``…)."""
+    parent = heading.parent
+    if not (isinstance(parent, Tag) and parent.name == "div" and ADMONITIONS & set(parent.get("class") or ())):
+        return False
+    first = next((c for c in parent.children if isinstance(c, Tag) or str(c).strip()), None)
+    return first is heading
+
+
 def _api_entry(dl: Tag) -> bool:
     """A Sphinx object description: ``<dl class="py method">`` with ``<dt class="sig …">``."""
     classes = set(dl.get("class") or ())
@@ -344,7 +362,9 @@ class _Collector:
                 self._loose_line = self._loose_line or getattr(child, "sourceline", None)
                 continue
             self.flush()
-            if name in _HEADINGS:
+            if name in _HEADINGS and _admonition_title(child):
+                self.add("paragraph", " ".join(_lines(child)), child)
+            elif name in _HEADINGS:
                 title = " ".join(_lines(child)) or _image_text(child)
                 if title:
                     level = int(name[1])
