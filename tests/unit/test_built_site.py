@@ -225,6 +225,16 @@ def test_the_watcher_skips_a_changed_file_of_the_machinery_too(shelf, tmp_path) 
     assert sorted(r.path for r in shelf.store.records()) == ["api.html", "guide/intro.html", "index.html"]
 
 
+def test_a_docbook_build_indexes_its_pages_and_skips_the_book_index() -> None:
+    """DocBook XSL output (PostgreSQL's manual, Debian's postgresql-doc-15) has no marker files; its
+    pages name their generator. ``bookindex.html`` lists every indexed term with links (450 kB,
+    153 chunks in PostgreSQL's): it ranked for any identifier. The stylesheet is no document."""
+    found = discover([SITES / "docbook"], registry=REGISTRY)
+    assert [f.rel_path for f in found.files] == ["index.html", "pool-sizing.html", "pools.html"]
+    assert found.skipped["bookindex.html"] == "DocBook site machinery (the book's index of terms), not a page"
+    assert "bookindex.html" not in [f.rel_path for f in discover([SITES / "sphinx"], registry=REGISTRY).files]
+
+
 def test_a_docbook_page_is_its_text_without_navigation_tables_and_contents() -> None:
     """Every DocBook page opens with a ``div.navheader`` table ("Prev Up <chapter> Home Next") and
     ends with a ``div.navfooter`` one; a chapter or section lists its parts in a ``div.toc`` (and

@@ -3,11 +3,13 @@
 A site builder's output (Sphinx ``make html``, MkDocs ``site/``) holds, beside the pages a
 reader sees, copies and indexes of them: Sphinx's ``_sources/`` (every page again as raw
 reST), ``_modules/`` (highlighted source code), ``searchindex.js``, ``genindex.html``;
-MkDocs' ``search/search_index.json``, ``assets/``, ``404.html``. Indexed, they put every
-answer in the results twice and bury the page under an index of names. They are skipped
-only in a folder that is recognisably a builder's output root (its own marker files beside
-``.html`` pages), so a user's source tree with a ``_static/`` or ``search/`` folder is
-indexed as before; each skip is reported with its reason, never silent.
+MkDocs' ``search/search_index.json``, ``assets/``, ``404.html``; DocBook XSL's back-of-book
+index ``bookindex.html`` (PostgreSQL's manual: every indexed term with its links, 450 kB).
+Indexed, they put every answer in the results twice and bury the page under an index of
+names. They are skipped only in a folder that is recognisably a builder's output root (its
+own marker files beside ``.html`` pages, or for DocBook, which writes none, an ``index.html``
+whose generator is DocBook XSL), so a user's source tree with a ``_static/`` or ``search/``
+folder is indexed as before; each skip is reported with its reason, never silent.
 
 A docs source tree often holds its own build beside the sources (Sphinx's ``_build/`` next to
 ``conf.py``, or ``build/`` next to ``source/conf.py``; MkDocs' ``site/`` next to ``mkdocs.yml``):
@@ -51,6 +53,12 @@ _MKDOCS = {
     "objects.inv": "mkdocstrings' object inventory",
 }
 _MKDOCS_GENERATOR = re.compile(rb"<meta[^>]+name=[\"']generator[\"'][^>]+content=[\"']mkdocs", re.I)
+_DOCBOOK = {
+    "bookindex.html": "the book's index of terms",
+    "setindex.html": "the set's index of terms",
+}
+_DOCBOOK_PATTERN = re.compile(r"^ix\d+\.html$")  # the index's name when it has no id
+_DOCBOOK_GENERATOR = re.compile(rb"<meta[^>]+name=[\"']generator[\"'][^>]+content=[\"']DocBook XSL", re.I)
 HEAD_BYTES = 4096
 
 
@@ -66,8 +74,11 @@ def builder(folder: Path, names: Iterable[str]) -> str | None:
     if "index.html" in names:
         try:
             with open(folder / "index.html", "rb") as handle:
-                if _MKDOCS_GENERATOR.search(handle.read(HEAD_BYTES)):
-                    return "MkDocs"
+                head = handle.read(HEAD_BYTES)
+            if _MKDOCS_GENERATOR.search(head):
+                return "MkDocs"
+            if _DOCBOOK_GENERATOR.search(head):  # no marker files: the pages say who made them
+                return "DocBook"
         except OSError:
             pass
     return "Sphinx" if names & _SPHINX_MARKERS else None
@@ -94,11 +105,12 @@ def machinery(folder: Path, names: Iterable[str]) -> dict[str, str]:
     kind = builder(folder, names)
     if kind is None:
         return build_output(folder, names)
-    table = _SPHINX if kind == "Sphinx" else _MKDOCS
+    table = {"Sphinx": _SPHINX, "MkDocs": _MKDOCS, "DocBook": _DOCBOOK}[kind]
+    pattern = {"Sphinx": _SPHINX_PATTERN, "DocBook": _DOCBOOK_PATTERN}.get(kind)
     out = {}
     for name in names:
         what = table.get(name)
-        if what is None and kind == "Sphinx" and _SPHINX_PATTERN.match(name):
+        if what is None and pattern is not None and pattern.match(name):
             what = "an index page"
         if what is not None:
             out[name] = f"{kind} site machinery ({what}), not a page"
