@@ -25,7 +25,10 @@ from .models import Chunk, DocumentRecord
 PUSHED = "push:"  # ingest.PUSH_ROOT: the root of records a builder pushed (ingest imports numpy and pydantic)
 
 _MARKUP = re.compile(r"[`*_~]|^#+\s*|\[\[|\]\]")
-_NUMBERING = re.compile(r"^(?:\d+[.)]?)+\s+")
+# "2.", "3.1", and a manual's labels as DocBook numbers its titles: "Chapter 11.", "Part II.",
+# "Appendix F.", "F.3." (PostgreSQL's "Chapter 11. Indexes", "F.29. pg_stat_statements").
+_NUMBERING = re.compile(r"^(?:(?:chapter|part|appendix)\s+(?:\d+|[ivxlc]+|[a-z])\.?\s+"
+                        r"|[a-z]\.(?:\d+\.)*\d+\.?\s+|(?:\d+[.)]?)+\s+)", re.I)
 _FENCE_OPEN = re.compile(r"(`{3,}|~{3,})")
 _FENCE_CLOSE = re.compile(r"(`{3,}|~{3,})\s*")
 _PATH_SEP = re.compile(r"\s*(?:>|›)\s*")

@@ -268,3 +268,13 @@ def test_a_docbook_admonition_is_part_of_its_section() -> None:
         ("paragraph", "The limit counts connections being opened.", 6),
         ("paragraph", "A borrower waits at most acquire_timeout seconds.", 8)]
     assert all("Note" not in b.heading_path for b in page.blocks)
+
+
+def test_get_finds_a_docbook_section_by_its_title_without_the_label(shelf, tmp_path) -> None:
+    """`get --section Pools` said "no section 'Pools'; its sections are: Chapter 4. Pools"."""
+    site = tmp_path / "manual"
+    shutil.copytree(SITES / "docbook", site)
+    shelf.index([site])
+    assert "A pool shares connections" in shelf.get_document(DocumentRequest(path="pools.html", section="Pools")).text
+    limits = shelf.get_document(DocumentRequest(path="pool-sizing.html", section="Pool Sizing > Limits")).text
+    assert "acquire_timeout" in limits and "idle_timeout" not in limits

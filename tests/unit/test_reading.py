@@ -61,6 +61,10 @@ def test_resolve_note_by_frontmatter_alias():
 def test_heading_key_ignores_how_a_heading_is_written():
     assert {heading_key(h) for h in ("The `tokens` command", "## the tokens command", "2. The **tokens** command",
                                      "3.1 The tokens   command:")} == {"the tokens command"}
+    # DocBook's labels (PostgreSQL's manual): `get --section Indexes` found no "Chapter 11. Indexes"
+    assert {heading_key(h) for h in ("Chapter 11. Indexes", "Part II. Indexes", "Appendix F. Indexes",
+                                     "F.29. Indexes", "11.3. Indexes", "Indexes")} == {"indexes"}
+    assert heading_key("Partial Indexes") == "partial indexes" and heading_key("A note") == "a note"
 
 
 def test_service_reads_by_doc_id_section_path_and_note(shelf, tmp_path, write):
