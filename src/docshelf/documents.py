@@ -35,6 +35,16 @@ _PATH_SEP = re.compile(r"\s*(?:>|›)\s*")
 MAX_LISTED = 40
 
 
+def failed_file_note(record: DocumentRecord) -> str:
+    """What a reader of a document whose file now fails to index must know: the text shown is its
+    last version that indexed (kept so a broken save loses nothing), and since when and why the
+    file no longer reads. ``get`` shows it on the document, a search on each hit from it."""
+    import time
+
+    since = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(record.indexed_at)) if record.indexed_at else "a later run"
+    return f"this is the last version that indexed; the file now fails to: {record.error} (since {since})"
+
+
 def heading_key(text: str) -> str:
     """A heading as compared: lower case, no inline markup or leading numbering, single spaces."""
     text = _MARKUP.sub("", text.strip())

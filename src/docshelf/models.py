@@ -175,6 +175,9 @@ class Hit:
     end_col: int | None = None
     # The label a PDF viewer shows for ``page`` when it is not the page's number ("iv", "A-1").
     page_label: str | None = None
+    # Set when the file's latest version failed to index: the passage is from the last version that
+    # did (kept so a broken save loses nothing); says when it failed and why (``Docshelf.search``).
+    note: str = ""
 
     @property
     def doc_id(self) -> str:

@@ -20,8 +20,8 @@ from typing import Any
 from . import allocator
 from .config import Settings
 from .documents import (
-    cut_columns, cut_lines, heading_only, page_for_label, reassemble, resolve_note, section_depth, select, select_lines,
-    select_section, source_lines,
+    cut_columns, cut_lines, failed_file_note, heading_only, page_for_label, reassemble, resolve_note, section_depth,
+    select, select_lines, select_section, source_lines,
 )
 from .errors import ConfigError, EmbedderMismatch, IndexLocked, IndexNotFound, InvalidRequest, NotFound, StoreError
 from .models import Chunk, DocumentRecord, IndexReport, SearchResult, doc_id
@@ -629,6 +629,7 @@ class Docshelf:
             result = replace(result, empty_reason="empty_scope")  # the filters leave no document, not the query
         result = self._cite_columns(result)
         result = self._cite_page_labels(result)
+        result = self._note_failed_files(result)
         if filters.date_from or filters.date_to:
             if unread := self._unread_dates_note(filters):
                 result = replace(result, note="; ".join(n for n in (result.note, unread) if n))
@@ -711,6 +712,26 @@ class Docshelf:
             return result
         return replace(result, hits=tuple(replace(h, page_label=labels[h.chunk_id]) if h.chunk_id in labels else h
                                           for h in result.hits))
+
+    def _note_failed_files(self, result: SearchResult) -> SearchResult:
+        """A hit from a file whose latest version failed to index (a PDF saved half-way, a notebook
+        whose JSON broke) is the text of its last good version, kept so nothing is lost; the hit
+        says so, with when and why, so nobody takes it for what the file says now."""
+        if not result.hits:
+            return result
+        failed_records = getattr(self.store, "failed_records", None)
+        records = failed_records() if callable(failed_records) else [
+            r for r in self.store.records() if r.status == "failed"]
+        failed = {(r.root, r.path): r for r in records if r.chunk_count}
+        if not failed:
+            return result
+        hits = []
+        for hit in result.hits:
+            record = failed.get((hit.root, hit.path))
+            if record is not None:
+                hit = replace(hit, note=failed_file_note(record))
+            hits.append(hit)
+        return replace(result, hits=tuple(hits))
 
     def _missing_collections_note(self, wanted: Sequence[str]) -> str:
         """An empty answer in a collection the index does not hold: a misspelt name, not a query
@@ -858,7 +879,7 @@ class Docshelf:
             note = (f"this file failed to index: {record.error}" if record.status == "failed"
                     else "this file holds no text to index (it is empty, or markup only)")
         elif record.status == "failed":  # its last good version is kept: say the file no longer reads so
-            kept = f"this is the last version that indexed; the file now fails to: {record.error}"
+            kept = failed_file_note(record)
             note = "; ".join(n for n in (kept, note) if n)
         max_chars = request.max_chars
         truncated = bool(max_chars and len(text) > max_chars)

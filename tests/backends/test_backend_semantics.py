@@ -323,3 +323,18 @@ def test_equal_scores_come_back_in_path_order(backend_shelf, write, tmp_path):
     dense = store.vector_search(shelf.embedder.embed_query("rotate signing keys"), 5)
     assert len({round(s, 6) for _, s in dense}) == 1
     assert [c.path for c, _ in dense] == first
+
+
+def test_a_hit_from_a_file_that_now_fails_carries_a_note_on_every_store(backend_shelf, write, tmp_path):
+    """A page saved broken keeps its last good chunks; each store lists the failed records
+    (``failed_records``) so the hits from them say so, and only those."""
+    docs = tmp_path / "docs"
+    write(docs, "ok.md", "# Ok\n\nThe quokka rota.")
+    bad = write(docs, "bad.md", "# Bad\n\nThe quokka schedule.")
+    shelf = backend_shelf()
+    shelf.index([docs])
+    bad.write_bytes(b"\xff\xfe\x00\x00" + bytes(range(256)) * 40)
+    assert "bad.md" in shelf.index([docs]).failed
+    assert [r.path for r in shelf.store.failed_records()] == ["bad.md"]
+    notes = {h.path: h.note for h in shelf.search("quokka", mode="keyword").hits}
+    assert notes["ok.md"] == "" and notes["bad.md"].startswith("this is the last version that indexed; the file now fails")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import time
 from pathlib import Path
@@ -452,6 +453,73 @@ def test_serve_http_api_one_process_for_agents_and_people(tmp_path, docs):
                 await s.initialize()
                 res = await call(s, "search_docs", query="platypus channel", mode="keyword", k=1)
                 assert [(h["path"], h["chunk_id"]) for h in res["hits"]] == [("wiki/oncall", "push:team-1")]
+
+        anyio.run(main)
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+def test_a_hit_from_a_file_that_now_fails_says_so_in_the_cli_mcp_and_http(tmp_path):
+    """A page that indexed, then was saved broken, keeps its last good text searchable; every
+    interface showed those hits as if they were the file's current text. Each hit now carries the
+    service's note (when and why the file fails), in `docshelf search`, `search_docs` and /search."""
+    import subprocess
+
+    import anyio
+    from mcp.client.session import ClientSession
+    from mcp.client.streamable_http import streamable_http_client
+    from mcp_harness import call
+
+    from api_harness import free_port
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "ok.md").write_text("# Rota\n\nThe wombat rota is on the wiki.\n")
+    (docs / "broken.md").write_text("# Rota\n\nThe wombat rota changes weekly.\n")
+    env = {**os.environ, "DOCSHELF_INDEX_DIR": str(tmp_path / "index"), "DOCSHELF_CONFIG": os.devnull,
+           "DOCSHELF_MODEL": "fake", "DOCSHELF_LOG_FILE": str(tmp_path / "log.txt"), "DOCSHELF_QUERY_TIMEOUT": "0"}
+
+    def cli(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run(docshelf_argv(*args), env=env, capture_output=True, text=True, timeout=120)
+
+    assert cli("index", str(docs)).returncode == 0
+    (docs / "broken.md").write_bytes(b"# Rota\n\nThe wombat \xff\xfe\x00\x00 rota " + bytes(range(256)) * 40)
+    assert cli("index", str(docs)).returncode == 0
+    out = cli("search", "wombat rota", "--mode", "keyword").stdout
+    lines = out.splitlines()
+    at = next(i for i, line in enumerate(lines) if "broken.md" in line)
+    assert lines[at + 1].startswith("this is the last version that indexed; the file now fails to: ")
+    assert "the file now fails" not in out.replace(lines[at + 1], "")  # ok.md's hit has no note
+    hits = {h["path"]: h for h in json.loads(cli("search", "wombat rota", "--mode", "keyword", "--json").stdout)["hits"]}
+    assert hits["ok.md"]["note"] == "" and hits["broken.md"]["note"] == lines[at + 1]
+
+    port = free_port()
+    with (tmp_path / "stderr.txt").open("w") as err:
+        proc = subprocess.Popen(docshelf_argv("serve", "--http", "--api", "--port", str(port)), env=env,
+                                stdout=subprocess.DEVNULL, stderr=err)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                if httpx.get(f"{base}/health", timeout=2).json().get("documents") == 1:  # failed files not counted
+                    break
+            except (httpx.HTTPError, ValueError):
+                pass
+            assert proc.poll() is None and time.monotonic() < deadline, (tmp_path / "stderr.txt").read_text()
+            time.sleep(0.2)
+        r = httpx.post(f"{base}/search", json={"query": "wombat rota", "mode": "keyword"})
+        assert {h["path"]: h["note"] for h in r.json()["hits"]} == {"ok.md": "", "broken.md": lines[at + 1]}
+
+        async def main() -> None:
+            async with streamable_http_client(f"{base}/mcp") as (read, write), ClientSession(read, write) as s:
+                await s.initialize()
+                res = await call(s, "search_docs", query="wombat rota", mode="keyword")
+                assert {h["path"]: h["note"] for h in res["hits"]} == {"ok.md": "", "broken.md": lines[at + 1]}
 
         anyio.run(main)
     finally:

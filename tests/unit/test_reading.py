@@ -329,3 +329,24 @@ def test_a_path_that_names_no_document_says_what_it_probably_meant(shelf, tmp_pa
         "docs/guides/ is a folder holding 2 indexed documents (docs/guides/install.mdx, docs/guides/upgrade.md); "
         "`docshelf documents --path docs/guides/` or list_documents(path_prefix) lists them")
     assert why("nothing.md") == "`docshelf status` or list_documents shows what is indexed"
+
+
+def test_a_search_hit_from_a_file_that_now_fails_says_its_text_is_the_last_good_version(shelf, tmp_path, write):
+    """A page indexed, then saved broken (invalid UTF-8 here; a truncated PDF, a notebook whose
+    JSON broke): its last good chunks stay searchable, and a hit from them read as what the file
+    says now. Each hit from such a file carries a note saying when and why it failed."""
+    docs = tmp_path / "docs"
+    write(docs, "ok.md", "# Rotation\n\nThe wombat token rotates monthly.\n")
+    write(docs, "p.md", "# Rotation\n\nThe wombat token rotates weekly.\n")
+    shelf.index([docs])
+    assert all(h.note == "" for h in shelf.search("wombat token", mode="keyword").hits)
+    (docs / "p.md").write_bytes(b"# Rotation\n\nThe wombat \xff\xfe\x00\x00 token " + bytes(range(256)) * 40)
+    report = shelf.index([docs])
+    assert "p.md" in report.failed
+    hits = {h.path: h for h in shelf.search("wombat token", mode="keyword").hits}
+    assert set(hits) == {"ok.md", "p.md"}
+    assert hits["ok.md"].note == ""
+    note = hits["p.md"].note
+    assert note.startswith("this is the last version that indexed; the file now fails to: ")
+    assert report.failed["p.md"] in note and " UTC)" in note
+    assert shelf.get_document("p.md").note == note  # get says the same

@@ -129,6 +129,8 @@ def search(
         err.print(f"[yellow]confidence {result.confidence}: the documents may not answer this; check the passages[/]")
     for n, hit in enumerate(result.hits, start=1):
         out.print(f"[bold]{n}. {escape(citation(hit))}[/]  [dim]{hit.score:.3f} {hit.mode} · {escape(hit.collection)}[/]")
+        if hit.note:  # the file now fails to index: this is its last good version
+            out.print(f"[yellow]{escape(hit.note)}[/]")
         body = Text(_snippet(hit.text))
         for start, end in hit.highlights:
             if end <= len(body.plain):

@@ -169,7 +169,7 @@ def hit_out(rank: int, hit: Hit, urls: dict[str, str]) -> HitOut:
         page_label=hit.page_label, start_line=hit.start_line, end_line=hit.end_line, start_col=hit.start_col, end_col=hit.end_col,
         collection=hit.collection, doc_type=hit.doc_type,
         tags=list(hit.tags), date=hit.date, chunk_id=hit.chunk_id, doc_id=hit.doc_id, text=hit.text,
-        text_truncated=hit.text_truncated, highlights=[list(s) for s in hit.highlights],
+        text_truncated=hit.text_truncated, note=hit.note, highlights=[list(s) for s in hit.highlights],
     )
 
 

@@ -47,6 +47,9 @@ class HitOut(BaseModel):
     doc_id: str = Field(description="GET /documents/{doc_id} reads the whole document.")
     text: str
     text_truncated: bool = False
+    note: str = Field("", description=(
+        "Set when the file's current version failed to index: the text is from the last version that did "
+        "(since when and why). Empty otherwise."))
     highlights: list[list[int]] = Field(default_factory=list, description="[start, end) character spans of query terms in text.")
 
 

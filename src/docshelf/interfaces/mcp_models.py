@@ -33,6 +33,9 @@ class SearchHitOut(BaseModel):
     uri: str = Field(description="MCP resource URI of the whole document.")
     text: str = Field(description="The matching passage (may be shortened to fit the response budget).")
     text_truncated: bool = Field(False, description="True when text was shortened to fit the response budget.")
+    note: str = Field("", description=(
+        "Set when the file's current version failed to index: the text is from the last version that did, "
+        "and the note says since when and why. Empty otherwise."))
 
 
 class SearchOut(BaseModel):

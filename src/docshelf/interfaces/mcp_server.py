@@ -268,7 +268,7 @@ def build_server(runtime: ServerRuntime, *, response_chars: int = DEFAULT_RESPON
             citation=citation(hit), page=hit.page, page_label=hit.page_label, start_line=hit.start_line,
             end_line=hit.end_line, start_col=hit.start_col, end_col=hit.end_col, collection=hit.collection, doc_type=hit.doc_type, tags=list(hit.tags), date=hit.date,
             chunk_id=hit.chunk_id, doc_id=hit.doc_id, uri=doc_uri(hit.path), text=hit.text,
-            text_truncated=hit.text_truncated,
+            text_truncated=hit.text_truncated, note=hit.note,
         )
 
     def run_search(request: SearchRequest) -> SearchOut:

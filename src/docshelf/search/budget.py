@@ -20,7 +20,7 @@ def hit_overhead(hit: Hit) -> int:
     """Characters one hit costs besides its text: the path is repeated in its citation and URI."""
     headings = sum(len(h) + 4 for h in hit.heading_path)
     return FIELD_OVERHEAD + 3 * len(hit.path) + len(hit.title) + 2 * headings + len(hit.collection) + len(
-        hit.doc_type) + sum(len(t) + 3 for t in hit.tags)
+        hit.doc_type) + sum(len(t) + 3 for t in hit.tags) + len(hit.note)
 
 
 def fit_hits(hits: Sequence[Hit], budget: int) -> tuple[list[Hit], bool]:

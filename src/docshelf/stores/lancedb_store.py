@@ -136,6 +136,7 @@ class LanceStore:
         self._index_memo: tuple[Any, VectorIndex | None] | None = None  # (snapshot, its vector index)
         self._chunks = self._open(CHUNKS, _chunk_schema(self.dimensions))
         self._docs = self._open(DOCUMENTS, _DOC_SCHEMA)
+        self._failed_memo: tuple[Any, tuple[DocumentRecord, ...]] | None = None  # see failed_records
         self._doc_columns_checked: Any = None  # the records table once it has every column (upgrade_records)
         self._fts_ready = self._has_fts()  # only the writer acts on it (it builds the index)
 
@@ -351,7 +352,25 @@ class LanceStore:
     @_mapped("read document records from")
     def records(self) -> list[DocumentRecord]:
         """Every record in one read, converted column by column (a re-index reads all of them)."""
-        cols = self._docs.to_arrow().to_pydict()
+        return self._records_of(self._docs.to_arrow().to_pydict())
+
+    @_mapped("read document records from")
+    def failed_records(self) -> list[DocumentRecord]:
+        """The records of files whose latest version failed to index (a search notes its hits from
+        one: their text is the last version that indexed). One filtered scan (about 10 ms for 100,000
+        records), remembered until the records table's next commit: a search asks every time."""
+        identity = _folder_identity(self.dir / f"{DOCUMENTS}.lance" / "_versions")
+        key = (self._docs.version, identity)  # a rebuilt table starts again at version 1
+        memo = self._failed_memo
+        if identity is not None and memo is not None and memo[0] == key:
+            return list(memo[1])
+        table = self._docs.search().where("status = 'failed'").limit(None).to_arrow()
+        found = self._records_of(table.to_pydict())
+        self._failed_memo = (key, tuple(found))
+        return found
+
+    @staticmethod
+    def _records_of(cols: dict[str, list[Any]]) -> list[DocumentRecord]:
         n = len(cols["key"])
         none = [None] * n
         fields = zip(

@@ -341,6 +341,12 @@ class PostgresStore(KeywordSearch):
             cur.execute(f"SELECT record FROM {self._t('documents')} ORDER BY root, path")
             return [from_dict(DocumentRecord, r[0]) for r in cur.fetchall()]
 
+    def failed_records(self) -> list[DocumentRecord]:
+        """Records of files whose latest version failed to index (see ``LanceDBStore.failed_records``)."""
+        with self._read() as cur:
+            cur.execute(f"SELECT record FROM {self._t('documents')} WHERE record->>'status' = 'failed'")
+            return [from_dict(DocumentRecord, r[0]) for r in cur.fetchall()]
+
     def vector_search(self, vector: np.ndarray, k: int, filters: SearchFilters | None = None) -> list[tuple[Chunk, float]]:
         where, params = filter_sql(filters)
         sql = (

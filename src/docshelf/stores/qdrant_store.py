@@ -356,6 +356,12 @@ class QdrantStore(Bm25Totals):
     def records(self) -> list[DocumentRecord]:
         return sorted((from_dict(DocumentRecord, p.payload) for p in self._scroll(self.docs)), key=lambda r: (r.root, r.path))
 
+    def failed_records(self) -> list[DocumentRecord]:
+        """Records of files whose latest version failed to index (see ``LanceDBStore.failed_records``)."""
+        m = self.m
+        failed = m.Filter(must=[m.FieldCondition(key="status", match=m.MatchValue(value="failed"))])
+        return [from_dict(DocumentRecord, p.payload) for p in self._scroll(self.docs, failed)]
+
     def _all_paths(self) -> list[str]:
         if self._paths is None or time.monotonic() - self._paths[0] > 2.0:
             self._paths = (time.monotonic(), sorted({r.path for r in self.records()}))
