@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from .errors import EmbedderMismatch, InvalidQuery
+from .errors import EmbedderMismatch, InvalidQuery, InvalidRequest
 from .models import Chunk, DocumentRecord
 
 PUSH_ROOT = "push:"
@@ -175,7 +175,9 @@ class UpsertRequest(BaseModel):
         seen: set[str] = set()
         for i, r in enumerate(self.records):
             if r.id in seen:
-                raise ValueError(f"records[{i}].id {r.id!r} appears twice in this batch")
+                from .requests import InvalidRequestValue
+
+                raise InvalidRequestValue(f"records[{i}].id", f"{r.id!r} appears twice in this batch")
             seen.add(r.id)
         return self
 
@@ -277,21 +279,28 @@ def check_embeddings(request: UpsertRequest, index_model: str, dimensions: int) 
             continue
         model = r.model or request.model
         if not model:
-            raise InvalidQuery(
-                f"records[{i}].model: record {r.id!r} has an embedding but names no model; set `model` on the "
+            raise InvalidRequest(
+                f"records[{i}].model", f"record {r.id!r} has an embedding but names no model; set `model` on the "
                 f"record or the batch (this index holds {index_model} vectors), or leave the embedding out"
             )
         if not model_matches(model, index_model):
-            raise EmbedderMismatch(
-                f"records[{i}]: record {r.id!r} was embedded with {model}, but this index holds {index_model} "
-                f"({dimensions}-d) vectors; embed with {index_model}, or send the content without an embedding "
-                "and docshelf embeds it"
+            raise _mismatch(
+                f"records[{i}].model", f"record {r.id!r} was embedded with {model}, but this index holds "
+                f"{index_model} ({dimensions}-d) vectors; embed with {index_model}, or send the content without "
+                "an embedding and docshelf embeds it"
             )
         if len(r.embedding) != dimensions:
-            raise EmbedderMismatch(
-                f"records[{i}].embedding has {len(r.embedding)} dimensions, but this index's model "
+            raise _mismatch(
+                f"records[{i}].embedding", f"has {len(r.embedding)} dimensions, but this index's model "
                 f"{index_model} has {dimensions}"
             )
+
+
+def _mismatch(field: str, message: str) -> EmbedderMismatch:
+    """An EmbedderMismatch (409) that names the record's field as a refused request field does."""
+    error = EmbedderMismatch(f"{field}: {message}")
+    error.field = field  # type: ignore[attr-defined]
+    return error
 
 
 def _order_key(chunk: Chunk, position: int) -> tuple[float, int]:

@@ -141,9 +141,28 @@ def test_model_and_dimension_mismatch_are_refused(client):
     r = client.post("/ingest/upsert", headers=AUTH, json={"records": [
         {"id": "m", "content": "x", "embedding": [0.1] * 384, "model": "fake-64"}]})
     assert (r.status_code, r.json()["error"]["message"]) == (
-        409, "records[0].embedding has 384 dimensions, but this index's model fake-64 has 64")
+        409, "records[0].embedding: has 384 dimensions, but this index's model fake-64 has 64")
     r = client.post("/ingest/upsert", headers=AUTH, json={"records": [{"id": "m", "content": "x", "embedding": [0.1] * 64}]})
     assert r.status_code == 422 and "names no model" in r.json()["error"]["message"]
+
+
+def test_every_ingest_error_names_a_record_field_one_way(client):
+    """Validation named a record's field `records.0.metadata`, the model checks `records[0]`
+    (and gave no `field` at all, nor did a repeated id): one spelling, always in `field`."""
+    ok = {"id": "a", "content": "x"}
+    cases = [
+        ({"records": [ok, {"id": "b"}]}, 422, "records[1].content"),
+        ({"records": [{**ok, "metadata": {"date": "yesterday"}}]}, 422, "records[0].metadata"),
+        ({"records": [ok, ok]}, 422, "records[1].id"),
+        ({"records": [{**ok, "embedding": [0.1] * 64}]}, 422, "records[0].model"),
+        ({"records": [{**ok, "embedding": [0.1] * 64, "model": "other/model"}]}, 409, "records[0].model"),
+        ({"records": [{**ok, "embedding": [0.1] * 3, "model": "fake-64"}]}, 409, "records[0].embedding"),
+    ]
+    for body, status, field in cases:
+        r = client.post("/ingest/upsert", headers=AUTH, json=body)
+        error = r.json()["error"]
+        assert (r.status_code, error.get("field")) == (status, field), r.text
+        assert error["message"].startswith(f"{field}: "), error
 
 
 @pytest.mark.parametrize("headers", [
@@ -186,9 +205,11 @@ def test_a_json_body_sent_without_its_content_type_is_explained(client):
     assert error["message"] == "body: send a JSON object with the header Content-Type: application/json"
 
 
-@pytest.mark.parametrize(("body", "got"), [(b"[1, 2]", "an array"), (b"3", "a number"), (b"null", "null")])
+@pytest.mark.parametrize(("body", "got"), [
+    (b"[1, 2]", "an array"), (b"3", "a number"), (b"null", "null"), (b'"how do I rotate a token"', "a string")])
 def test_a_json_body_that_is_not_an_object_is_named_as_the_body(client, body, got):
-    """Not pydantic's 'Input should be a valid dictionary…' without a field."""
+    """Not pydantic's 'Input should be a valid dictionary…' without a field; a JSON string sent
+    as JSON is not told to add the Content-Type header it has."""
     for route in ("/search", "/ingest/upsert"):
         r = client.post(route, content=body, headers={"Content-Type": "application/json", **AUTH})
         error = r.json()["error"]
@@ -208,8 +229,8 @@ def test_ingest_validation_names_the_field(client):
     r = client.post("/ingest/upsert", headers=AUTH, json={"records": [
         {"id": "x", "content": "t", "metadata": {"owners": {"a": 1}}}]})
     error = r.json()["error"]
-    assert (r.status_code, error["field"]) == (422, "records.0.metadata")
-    assert error["message"] == ("records.0.metadata: owners: only scalar values (string, number, boolean, null) "
+    assert (r.status_code, error["field"]) == (422, "records[0].metadata")
+    assert error["message"] == ("records[0].metadata: owners: only scalar values (string, number, boolean, null) "
                                 "are allowed, got an object")
     r = client.post("/ingest/upsert", headers=AUTH, content=b"{not json", )
     assert r.status_code == 422 and r.json()["error"]["type"] == "InvalidRequest"
@@ -220,7 +241,7 @@ def test_a_refused_long_value_is_quoted_short_not_echoed_whole(client):
     r = client.post("/ingest/upsert", headers=AUTH, json={"records": [
         {"id": "big", "content": "x " * 300_000, "metadata": {"source": "kb/big"}}]})
     assert r.status_code == 422 and len(r.content) < 500, len(r.content)
-    assert r.json()["error"]["message"] == ("records.0.content: string should have at most 200000 characters, "
+    assert r.json()["error"]["message"] == ("records[0].content: string should have at most 200000 characters, "
                                             "got 'x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x '… "
                                             "(600,000 characters)")
     r = client.post("/search", json={"query": "word " * 5000})

@@ -180,7 +180,7 @@ def test_iso_dates_are_normalised():
 
 
 def test_duplicate_ids_in_a_batch_are_refused():
-    with pytest.raises(ValidationError, match=r"records\[1\].id 'x' appears twice"):
+    with pytest.raises(ValidationError, match=r"records\[1\].id: 'x' appears twice"):
         UpsertRequest(records=[rec("x", "a"), rec("x", "b")])
 
 
@@ -191,10 +191,10 @@ def test_embedding_model_and_dimension_are_checked(shelf, fake_embedder):
     with pytest.raises(EmbedderMismatch) as info:
         upsert(shelf, {"id": "x", "content": "t", "embedding": vec}, model="text-embedding-3-small")
     assert str(info.value).startswith(
-        f"records[0]: record 'x' was embedded with text-embedding-3-small, but this index holds "
+        f"records[0].model: record 'x' was embedded with text-embedding-3-small, but this index holds "
         f"{fake_embedder.model_id} ({fake_embedder.dimensions}-d) vectors"
     )
-    with pytest.raises(EmbedderMismatch, match=r"records\[0\].embedding has 3 dimensions"):
+    with pytest.raises(EmbedderMismatch, match=r"records\[0\].embedding: has 3 dimensions"):
         upsert(shelf, {"id": "x", "content": "t", "embedding": [0.1, 0.2, 0.3], "model": fake_embedder.model_id})
     assert shelf.store.records() == []
 

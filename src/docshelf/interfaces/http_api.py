@@ -15,7 +15,7 @@ thread (``ServerRuntime.write``), so several API processes on one index share on
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from datetime import datetime, timezone
 from typing import Annotated, Any, Optional
@@ -104,30 +104,41 @@ def _version() -> str:
         return "0"
 
 
-def validation_message(errors: list[dict[str, Any]]) -> tuple[str, str]:
-    """``(field, message)`` for the first problem of a request that failed validation."""
+def field_path(loc: Sequence[Any]) -> str:
+    """A validation error's location as every HTTP error names a field: ``records[0].metadata``
+    (as the ingest checks write it), not pydantic's ``records.0.metadata``."""
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+def validation_message(errors: list[dict[str, Any]], json_sent: bool = False) -> tuple[str, str]:
+    """``(field, message)`` for the first problem of a request that failed validation;
+    ``json_sent``: the request said its body is JSON (a bare string is then JSON, not a form)."""
     error = errors[0]
-    loc = [str(p) for p in error.get("loc", ()) if p not in ("body", "query", "path")]
-    field = ".".join(loc)
+    kind = error.get("type", "")
+    loc = [p for p in error.get("loc", ()) if p not in ("body", "query", "path")]
+    if kind == "json_invalid":  # its location is the offending character, not a field
+        at = f" at character {loc[-1]}" if loc and isinstance(loc[-1], int) else ""
+        return "body", f"body: not valid JSON ({(error.get('ctx') or {}).get('error', error.get('msg'))}{at})"
+    field = field_path(loc)
     cause = (error.get("ctx") or {}).get("error")
     if getattr(cause, "field", None):
         field = f"{field}.{cause.field}" if field and not field.endswith(cause.field) else cause.field
         return field, f"{field}: {cause.message}"
-    kind = error.get("type", "")
     msg = str(error.get("msg", "invalid value")).removeprefix("Value error, ")
     if kind == "missing":
         msg = "is required"
     elif kind == "extra_forbidden":
         msg = "is not a known field"
-    elif not field and isinstance(error.get("input"), bytes | str):
+    elif not field and isinstance(error.get("input"), bytes | str) and not json_sent:
         # The body arrived unparsed: sent without the JSON content type (``curl -d`` sends a form's).
         return "body", "body: send a JSON object with the header Content-Type: application/json"
-    elif not field and kind in ("model_attributes_type", "dict_type"):  # JSON, but an array or a number
-        got = {list: "an array", bool: "a boolean", type(None): "null"}.get(type(error.get("input")), "a number")
+    elif not field and kind in ("model_attributes_type", "dict_type"):  # JSON, but not an object
+        got = {list: "an array", bool: "a boolean", type(None): "null", str: "a string"}.get(
+            type(error.get("input")), "a number")
         return "body", f"body: send a JSON object {{…}}, got {got}"
-    elif kind == "json_invalid":  # its location is the offending character, not a field
-        at = f" at character {loc[-1]}" if loc and loc[-1].isdigit() else ""
-        return "body", f"body: not valid JSON ({(error.get('ctx') or {}).get('error', msg)}{at})"
     elif kind != "value_error" and "input" in error and not isinstance(error["input"], dict | list):
         msg = f"{msg[:1].lower()}{msg[1:]}, got {shown(error['input'])}"
     return field, f"{field}: {msg}" if field else msg
@@ -241,8 +252,10 @@ def create_app(
         return error_response(status, type(exc).__name__, str(exc), getattr(exc, "field", None) or None)
 
     @app.exception_handler(RequestValidationError)
-    async def _invalid(_request: Request, exc: RequestValidationError) -> JSONResponse:
-        field, message = validation_message(list(exc.errors()))
+    async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
+        kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
+        json_sent = kind == "application/json" or kind.endswith("+json")
+        field, message = validation_message(list(exc.errors()), json_sent)
         return error_response(422, "InvalidRequest", message, field or None)
 
     @app.exception_handler(StarletteHTTPException)
