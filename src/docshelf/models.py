@@ -225,6 +225,9 @@ class IndexReport:
     seconds: float = 0.0
     dry_run: bool = False
     warnings: list[str] = field(default_factory=list)
+    # Nothing was done because a running server or watch holds the index and already indexes and
+    # watches every root asked for: who it is ("docshelf watch (pid 4242)").
+    kept_by: str = ""
 
 
 @dataclass(frozen=True)

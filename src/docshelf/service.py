@@ -284,6 +284,18 @@ class Docshelf:
         finally:
             self._lock.release()
 
+    def _kept_by_running_server(self, roots: Sequence[Path], known: Sequence[Path]) -> str:
+        """Who keeps ``roots`` up to date now, when a running ``watch`` or server holds the writer
+        lock and every one of them is a root it indexes: then a plain ``index`` has nothing to
+        do but say so (it would wait for the lock and fail). '' otherwise: a new root, or no such
+        process (a ``docshelf index`` run elsewhere holds the lock: it waits, then says so)."""
+        if any(root not in known for root in roots):
+            return ""
+        if self._lock.acquire(timeout=0):
+            self._lock.release()
+            return ""
+        return self._servers_running()
+
     def _servers_running(self) -> str:
         """The servers and watchers running on this index, as their announcements name them
         ('docshelf watch (pid 4242)'); '' when none has announced itself."""
@@ -360,6 +372,10 @@ class Docshelf:
             report = indexer.run(roots, force=force, dry_run=True, progress=progress) if roots else IndexReport()
             report.warnings = warnings + report.warnings
             return report
+        if not force and (kept := self._kept_by_running_server(roots, known)):
+            failed = {r.path: r.error for r in self.store.records()
+                      if r.status == "failed" and any(_from_root(r, str(root)) for root in roots)}
+            return IndexReport(failed=failed, warnings=warnings, kept_by=kept)
         with self.writer(timeout=lock_timeout):
             previous = self._manifest_or_none() or {}
             if rebuild:

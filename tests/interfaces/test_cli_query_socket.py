@@ -386,3 +386,29 @@ def test_a_running_watch_answers_and_cleans_up_when_stopped(index, cli, patient)
         proc.send_signal(signal.SIGTERM)
         proc.wait(60)
     assert not (index / f"query-{proc.pid}.json").exists() and not (index / f"query-{proc.pid}.sock").exists()
+
+
+def test_index_beside_a_running_watch_of_the_same_folder_says_it_keeps_it(index, cli) -> None:
+    """`docshelf index docs` while `docshelf watch` kept docs waited 10 s and exited 1; the watch
+    indexes every change itself, so the run says so and exits 0 at once. A folder the watch does
+    not keep is still refused (exit 1), naming the watch."""
+    proc = subprocess.Popen(docshelf_argv("watch"), env={**os.environ, **_env(index)}, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    other = index.parent / "other"
+    write(other, "b.md", "# B\n\nbeta")
+    try:
+        deadline = time.monotonic() + 120
+        while True:  # once the watch holds the writer lock (it announces itself first)
+            started = time.monotonic()
+            code, out, _ = cli("index", str(index.parent / "docs"))
+            if "Nothing to do" in out:
+                break
+            assert proc.poll() is None and time.monotonic() < deadline, out
+            time.sleep(0.2)
+        assert code == 0 and time.monotonic() - started < 5
+        assert out.startswith(f"Nothing to do: docshelf watch (pid {proc.pid}) holds this index and keeps these folders")
+        code, out, _ = cli("index", str(other))
+        assert code == 1 and "Nothing to do" not in out
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(60)

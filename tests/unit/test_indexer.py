@@ -366,3 +366,32 @@ def test_a_small_change_to_a_large_index_leaves_compaction_to_a_later_run(write,
         write(docs, f"n{i}.md", f"# Note {i}\n\nabout wombat number {i}, rewritten")
     shelf.index([docs])
     assert len(optimized) == 3
+
+
+def test_index_of_roots_a_running_watch_keeps_says_there_is_nothing_to_do(write, tmp_path, make_shelf, fake_embedder):
+    """`docshelf index docs` while `docshelf watch docs` runs waited 10 s for the lock and failed
+    (exit 1), though the watch indexes and watches docs itself. For roots the holder already keeps,
+    the run now returns at once naming it (and the failures there are); a new root or --force is
+    still refused, naming it."""
+    from docshelf.live.query_socket import QueryServer
+
+    docs, other = tmp_path / "docs", tmp_path / "other"
+    write(docs, "a.md", "# A\n\nalpha")
+    write(other, "b.md", "# B\n\nbeta")
+    first, second = make_shelf(fake_embedder), make_shelf(FakeEmbedder())
+    first.index([docs])
+    server = QueryServer(first.index_dir, first.search, "key", "watch")
+    assert server.start()
+    try:
+        with first.writer():
+            for paths in ([docs], [docs / "a.md"], None):
+                report = second.index(paths, lock_timeout=5)
+                assert report.kept_by == f"docshelf watch (pid {os.getpid()})"
+                assert (report.added, report.updated, report.failed) == ([], [], {})
+            with pytest.raises(IndexLocked, match="holds it and keeps its folders up to date itself"):
+                second.index([other], lock_timeout=0.1)
+            with pytest.raises(IndexLocked):
+                second.index([docs], force=True, lock_timeout=0.1)
+        assert second.index([docs]).kept_by == ""  # the lock is free: a plain run
+    finally:
+        server.close()

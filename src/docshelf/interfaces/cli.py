@@ -61,6 +61,11 @@ def index(
             out.print(f"[dim]skip[/]    {escape(p)} [dim]({escape(why)})[/]")
         out.print(f"{report.unchanged} unchanged")
         return
+    elif report.kept_by:  # a running watch or server indexes these roots already: nothing to do here
+        out.print(f"Nothing to do: {escape(report.kept_by)} holds this index and keeps these folders up to date "
+                  "itself (each change within seconds, every root re-checked periodically); `docshelf status` "
+                  "shows what it has indexed. Stop it first to add a folder or to run `docshelf index --force`.")
+        print_failures(report.failed)
     else:
         failed = f", {len(report.failed)} failed ({', '.join(sorted(report.failed))})" if report.failed else ""
         out.print(
