@@ -15,6 +15,14 @@ A docs source tree often holds its own build beside the sources (Sphinx's ``_bui
 ``conf.py``, or ``build/`` next to ``source/conf.py``; MkDocs' ``site/`` next to ``mkdocs.yml``):
 the same pages again as HTML, so every answer twice. That folder is skipped too, when the
 builder's configuration sits beside it; the sources are what is indexed.
+
+A Docusaurus site's sources (the folder holding ``docusaurus.config.js``/``.ts``/``.mjs``/``.cjs``,
+and every folder below it) hold, beside the Markdown pages, the site's own settings in files of
+formats docshelf indexes: ``_category_.json``/``.yml`` (a sidebar category's label and
+position), ``sidebars.js``/``.ts`` beside the config, the blog's ``authors.yml`` and the
+``tags.yml`` lists. Indexed, each is a "document" of labels and URLs that answers nothing; they
+are skipped only inside such a site (its config in the folder or a folder above it, also above
+the indexed root), so a ``tags.yml`` of any other project is indexed as before.
 """
 
 from __future__ import annotations
@@ -51,6 +59,16 @@ _MKDOCS = {
     "sitemap.xml": "the sitemap",
     "sitemap.xml.gz": "the sitemap",
     "objects.inv": "mkdocstrings' object inventory",
+}
+_DOCUSAURUS_CONFIGS = tuple(f"docusaurus.config.{ext}" for ext in ("js", "ts", "mjs", "cjs", "mts", "cts"))
+_DOCUSAURUS_ANYWHERE = {  # in any folder of the site
+    **dict.fromkeys(("_category_.json", "_category_.yml", "_category_.yaml"),
+                    "a sidebar category's label and position"),
+    **dict.fromkeys(("authors.yml", "authors.yaml", "authors.json"), "the blog's list of authors"),
+    **dict.fromkeys(("tags.yml", "tags.yaml"), "the list of tags"),
+}
+_DOCUSAURUS_AT_ROOT = {  # beside the config
+    name: "the sidebar definition" for name in (f"sidebars.{ext}" for ext in ("js", "ts", "mjs", "cjs", "json"))
 }
 _MKDOCS_GENERATOR = re.compile(rb"<meta[^>]+name=[\"']generator[\"'][^>]+content=[\"']mkdocs", re.I)
 _DOCBOOK = {
@@ -117,11 +135,22 @@ def machinery(folder: Path, names: Iterable[str]) -> dict[str, str]:
     return out
 
 
+def docusaurus_files(names: Iterable[str], at_site_root: bool) -> dict[str, str]:
+    """The Docusaurus settings files among ``names`` of a folder inside a Docusaurus site."""
+    out = {}
+    for name in names:
+        what = _DOCUSAURUS_ANYWHERE.get(name) or (_DOCUSAURUS_AT_ROOT.get(name) if at_site_root else None)
+        if what is not None:
+            out[name] = f"Docusaurus site settings ({what}), not a page"
+    return out
+
+
 class BuiltSites:
     """``machinery`` per folder of one walk, each folder listed once."""
 
     def __init__(self) -> None:
         self._folders: dict[Path, dict[str, str]] = {}
+        self._in_docusaurus: dict[Path, bool] = {}
 
     def in_folder(self, folder: Path, names: Iterable[str] | None = None) -> dict[str, str]:
         found = self._folders.get(folder)
@@ -131,8 +160,23 @@ class BuiltSites:
                     names = os.listdir(folder)
                 except OSError:
                     names = ()
-            found = self._folders[folder] = machinery(folder, names)
+            names = list(names)
+            found = machinery(folder, names)
+            at_root = any(n in _DOCUSAURUS_CONFIGS for n in names)
+            if at_root or self.in_docusaurus(folder.parent):
+                self._in_docusaurus[folder] = True
+                found = {**docusaurus_files(names, at_root), **found}
+            self._folders[folder] = found
         return found
+
+    def in_docusaurus(self, folder: Path) -> bool:
+        """Whether ``folder`` is inside a Docusaurus site: its config here or in a folder above."""
+        known = self._in_docusaurus.get(folder)
+        if known is None:
+            here = any(os.path.isfile(folder / name) for name in _DOCUSAURUS_CONFIGS)
+            known = here or (folder.parent != folder and self.in_docusaurus(folder.parent))
+            self._in_docusaurus[folder] = known
+        return known
 
     def reason(self, root: Path, rel: str) -> str | None:
         """Why ``root/rel`` is skipped as machinery (it or a folder above it inside the root), or None."""
