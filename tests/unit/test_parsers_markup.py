@@ -635,3 +635,31 @@ def test_snippet_files_of_link_and_abbreviation_definitions_have_no_text(tmp_pat
     notes = parse(tmp_path / "notes.txt", "See [PEP 508]: it defines the strings.\n" + links)
     assert [b.text for b in notes.blocks] == ["See [PEP 508]: it defines the strings.\n" + links.strip()]
 
+
+
+def test_an_mdx_1_page_keeps_its_indented_code_as_code(tmp_path: Path) -> None:
+    """A page written for MDX 1 (Docusaurus 2 betas, `@docusaurus/init` 2.0.0-beta.6) shows an
+    example as an indented code block; read as MDX 3 it became a paragraph of code. A top-level
+    indented block after a heading or paragraph is code again; a tab's indented body and a list
+    item's indented continuation stay prose, and every line keeps its number."""
+    doc = parse(tmp_path / "docs" / "create-a-page.mdx", (
+        "# Create a Page\n\n"
+        "Add a file at `src/pages/hello.js`:\n\n"
+        "    import React from 'react';\n\n"
+        "    export default function Hello() {\n"
+        "      return <p>Hello</p>;\n"
+        "    }\n\n"
+        "Then open the page.\n\n"
+        "<Tabs>\n  <TabItem value=\"npm\" label=\"npm\">\n\n    Run the installer.\n\n  </TabItem>\n</Tabs>\n\n"
+        "1. Step one\n\n    more about step one\n"
+    ))
+    assert blocks(doc) == [
+        ("heading", "# Create a Page", ("Create a Page",), 1, 1),
+        ("paragraph", "Add a file at `src/pages/hello.js`:", ("Create a Page",), 3, 3),
+        ("code", "```\nimport React from 'react';\n\nexport default function Hello() {\n  return <p>Hello</p>;\n}\n```",
+         ("Create a Page",), 4, 10),
+        ("paragraph", "Then open the page.", ("Create a Page",), 11, 11),
+        ("paragraph", "  npm:", ("Create a Page",), 14, 14),
+        ("paragraph", "    Run the installer.", ("Create a Page",), 16, 16),
+        ("list", "1. Step one\n\n    more about step one", ("Create a Page",), 21, 23),
+    ]

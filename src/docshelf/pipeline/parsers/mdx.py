@@ -8,8 +8,12 @@ the page, so none of it belongs in a chunk, a heading path or a citation: commen
 dropped, component tags lose their markup (a tab keeps its label, as content tabs do:
 ``macOS:``), and an HTML tag keeps only its name so the raw-HTML reading takes it from there.
 Lines are rewritten in place (a dropped line becomes blank), so every line keeps its number.
-Code fences and code spans are left alone. MDX has no indented code blocks either: the
-parser of an ``.mdx`` page is told so (:func:`mdx_markdown_it`).
+Code fences and code spans are left alone. MDX 2 and later have no indented code blocks: the
+parser of an ``.mdx`` page is told so (:func:`mdx_markdown_it`), and a tab's indented body is
+prose. MDX 1 (Docusaurus 1 and 2 betas) had them, and its pages show examples so; an indented
+block at the page's top level (outside every component, after a blank line that follows a
+heading or paragraph, not a list item's continuation) is read as the code it is
+(:func:`fence_indented_code`): nobody indents a top-level paragraph four spaces.
 """
 
 from __future__ import annotations
@@ -52,8 +56,68 @@ def mdx_markdown_it() -> MarkdownIt:
     return MarkdownIt("commonmark").enable(["table", "strikethrough"]).disable("code")
 
 
+_INDENTED = re.compile(r"^(?: {4}|\t)")
+_LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])(?:\s|$)")
+
+
+def fence_indented_code(lines: Numbered) -> Numbered:
+    """The same lines with each top-level indented code block (MDX 1's) fenced: the blank line
+    before it becomes the opening fence, the blank line after it (or the page's end) closes it,
+    and its lines lose their four spaces, so every line keeps its number. A block with no blank
+    line after it, inside a component (a tab's body) or continuing a list item stays as it is."""
+    out = list(lines)
+    fences = FenceTracker()
+    depth = 0  # component tags open around this line
+    previous = ""  # the last non-blank line before this one
+    i, n = 0, len(lines)
+    while i < n:
+        text, number = lines[i]
+        if fences.feed(text):
+            previous = text
+            i += 1
+            continue
+        if (not text.strip() and depth == 0 and i + 1 < n and _INDENTED.match(lines[i + 1][0])
+                and lines[i + 1][0].strip() and not lines[i + 1][0].lstrip().startswith(("<", "```", "~~~"))
+                and not _INDENTED.match(previous) and not previous.lstrip().startswith("<")
+                and not _LIST_ITEM.match(previous)):
+            last, j = i + 1, i + 1
+            while j < n and (not lines[j][0].strip() or _INDENTED.match(lines[j][0])):
+                if lines[j][0].strip():
+                    last = j
+                j += 1
+            if last + 1 == n or not lines[last + 1][0].strip():
+                out[i] = ("```", number)
+                for k in range(i + 1, last + 1):
+                    line, at = lines[k]
+                    out[k] = (line[1:] if line.startswith("\t") else line[4:], at)
+                if last + 1 < n:
+                    out[last + 1] = ("```", lines[last + 1][1])
+                previous = ""
+                i = last + 2
+                continue
+        if "<" in text:
+            depth = max(0, depth + _depth_change(text))
+        if text.strip():
+            previous = text
+        i += 1
+    return out
+
+
+def _depth_change(text: str) -> int:
+    """How many component tags ``text`` leaves open (``<Tabs>`` +1, ``</Tabs>`` -1, ``<X />`` 0)."""
+    change = 0
+    for match in _TAG.finditer(text):
+        name = match.group("name") or ""
+        if name[:1].isupper():
+            change += -1 if match.group("close") else 0 if match.group("self") else 1
+    if _TAG_OPEN.match(text) and not text.rstrip().endswith("/>"):  # attributes go on below
+        change += 1
+    return change
+
+
 def normalize_mdx(lines: Numbered) -> Numbered:
     """The same lines with JSX markup and MDX comments read as the page shows them."""
+    lines = fence_indented_code(lines)
     out: Numbered = []
     fences = FenceTracker()
     comment = False  # inside a multi-line {/* … */}
