@@ -643,6 +643,11 @@ class Docshelf:
         elif not result.hits and result.empty_reason == "no_match" and (
                 filters.paths == () or self.documents_in_scope(request) == 0):
             result = replace(result, empty_reason="empty_scope")  # the filters leave no document, not the query
+        elif not result.hits and result.empty_reason == "no_match" and filters.fields and not self._any_chunk(filters):
+            # a field no document in scope has (`--field status=drat`): the filter, not the query's words
+            shown = ", ".join(f"{key}={value}" for key, value in filters.fields)
+            note = f"no indexed document in this scope has {shown} in its frontmatter"
+            result = replace(result, empty_reason="empty_scope", note="; ".join(n for n in (result.note, note) if n))
         result = self._cite_columns(result)
         result = self._cite_page_labels(result)
         result = self._note_failed_files(result)
@@ -673,6 +678,12 @@ class Docshelf:
                 if columns is not None:
                     hits[i] = replace(hit, start_col=columns[0], end_col=columns[1])
         return replace(result, hits=tuple(hits))
+
+    def _any_chunk(self, filters: Any) -> bool:
+        """Whether any chunk passes ``filters`` (one store read, no query embedding)."""
+        import numpy as np
+
+        return bool(self.store.vector_search(np.full(self.embedder.dimensions, 1.0, dtype=np.float32), 1, filters))
 
     def _unread_dates_note(self, filters: Any) -> str:
         """How many documents in a date-filtered search's scope have a date their author wrote in

@@ -146,6 +146,20 @@ def test_an_empty_result_says_why_it_is_empty(shelf, tmp_path, write):
     assert why(query="zeppelin", mode="keyword", min_score=1.0) == "below_min_score"
 
 
+def test_a_field_no_document_has_is_an_empty_scope_naming_it(shelf, tmp_path, write):
+    """`--field status=drat` (a typo) answered "No results. Check the spelling" of the query:
+    a field filter no document in scope matches is the filter's doing, and the note names it."""
+    write(tmp_path / "docs", "a.md", "---\nstatus: draft\n---\n# A\n\nzeppelin hangar maintenance.")
+    shelf.index([tmp_path / "docs"])
+    assert shelf.search("zeppelin", mode="keyword", fields={"status": "draft"}).hits
+    for mode in ("keyword", "hybrid"):
+        result = shelf.search("zeppelin", mode=mode, fields={"status": "drat"})
+        assert (result.hits, result.empty_reason) == ((), "empty_scope")
+        assert result.note == "no indexed document in this scope has status=drat in its frontmatter"
+    # a field that matches, with a query that does not: still the query's doing
+    assert shelf.search("submarine", mode="keyword", fields={"status": "draft"}).empty_reason == "no_match"
+
+
 def test_list_documents_pages_on_root_and_path(shelf, tmp_path, write):
     for root in ("one", "two"):
         write(tmp_path / root, "same.md", f"# {root}\n\ntext")
