@@ -284,13 +284,12 @@ class Docshelf:
         finally:
             self._lock.release()
 
-    def _kept_by_running_server(self, roots: Sequence[Path], known: Sequence[Path]) -> str:
-        """Who keeps ``roots`` up to date now, when a running ``watch`` or server holds the writer
-        lock and every one of them is a root it indexes: then a plain ``index`` has nothing to
-        do but say so (it would wait for the lock and fail). '' otherwise: a new root, or no such
-        process (a ``docshelf index`` run elsewhere holds the lock: it waits, then says so)."""
-        if any(root not in known for root in roots):
-            return ""
+    def _running_server_holding_lock(self) -> str:
+        """The running ``watch`` or server(s) when the writer lock is held and one has announced
+        itself ('docshelf watch (pid 4242)'): it indexes and watches the known roots, so a plain
+        ``index`` of those has nothing to do, and anything else it refuses at once rather than
+        after waiting for a lock a server keeps. '' when the lock is free or no server runs (a
+        ``docshelf index`` run elsewhere holds it: the caller waits for it, then says so)."""
         if self._lock.acquire(timeout=0):
             self._lock.release()
             return ""
@@ -372,10 +371,12 @@ class Docshelf:
             report = indexer.run(roots, force=force, dry_run=True, progress=progress) if roots else IndexReport()
             report.warnings = warnings + report.warnings
             return report
-        if not force and (kept := self._kept_by_running_server(roots, known)):
-            failed = {r.path: r.error for r in self.store.records()
-                      if r.status == "failed" and any(_from_root(r, str(root)) for root in roots)}
-            return IndexReport(failed=failed, warnings=warnings, kept_by=kept)
+        if holder := self._running_server_holding_lock():
+            if not force and all(root in known for root in roots):
+                failed = {r.path: r.error for r in self.store.records()
+                          if r.status == "failed" and any(_from_root(r, str(root)) for root in roots)}
+                return IndexReport(failed=failed, warnings=warnings, kept_by=holder)
+            lock_timeout = 0  # a server does not let go in seconds: say so at once, naming it
         with self.writer(timeout=lock_timeout):
             previous = self._manifest_or_none() or {}
             if rebuild:
