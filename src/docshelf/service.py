@@ -901,8 +901,9 @@ class Docshelf:
         ends = [c.end_line for c in selected if c.end_line is not None]
         first, last = exact or (min(starts) if starts else None, max(ends) if ends else None)
         if span is not None and exact is None and why:
+            fix = "fix the file" if record.status == "failed" else "re-index it"  # re-indexing a broken file fails again
             note = (f"{why}: this is the indexed text of lines {first}-{last} (the chunks holding lines "
-                    f"{span[0]}-{span[1]}), not the file's current lines; re-index it to read exact lines")
+                    f"{span[0]}-{span[1]}), not the file's current lines; {fix} to read exact lines")
         if not chunks:  # an empty text must say why, not look like a blank page
             note = (f"this file failed to index: {record.error}" if record.status == "failed"
                     else "this file holds no text to index (it is empty, or markup only)")

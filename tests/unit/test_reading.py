@@ -364,3 +364,5 @@ def test_a_search_hit_from_a_file_that_now_fails_says_its_text_is_the_last_good_
     assert note.startswith("this is the last version that indexed; the file now fails to: ")
     assert report.failed["p.md"] in note and " UTC)" in note
     assert shelf.get_document("p.md").note == note  # get says the same
+    lines = shelf.get_document("p.md", lines="3").note  # and does not send the reader to re-index it
+    assert lines.startswith(note) and lines.endswith("; fix the file to read exact lines")
