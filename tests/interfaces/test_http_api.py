@@ -535,6 +535,12 @@ def test_a_hit_from_a_file_that_now_fails_says_so_in_the_cli_mcp_and_http(tmp_pa
             time.sleep(0.2)
         r = httpx.post(f"{base}/search", json={"query": "wombat rota", "mode": "keyword"})
         assert {h["path"]: h["note"] for h in r.json()["hits"]} == {"ok.md": "", "broken.md": lines[at + 1]}
+        from markupsafe import escape
+
+        page = httpx.get(f"{base}/", params={"q": "wombat rota", "mode": "keyword"}).text  # the web page
+        assert page.count(str(escape(lines[at + 1]))) == 1
+        doc_id = next(h["doc_id"] for h in r.json()["hits"] if h["path"] == "broken.md")
+        assert str(escape(lines[at + 1])) in httpx.get(f"{base}/view", params={"doc_id": doc_id}).text
 
         async def main() -> None:
             async with streamable_http_client(f"{base}/mcp") as (read, write), ClientSession(read, write) as s:
