@@ -163,8 +163,8 @@ class BuiltSites:
             names = list(names)
             found = machinery(folder, names)
             at_root = any(n in _DOCUSAURUS_CONFIGS for n in names)
-            if at_root or self.in_docusaurus(folder.parent):
-                self._in_docusaurus[folder] = True
+            inside = self._in_docusaurus[folder] = at_root or self.in_docusaurus(folder.parent)
+            if inside:
                 found = {**docusaurus_files(names, at_root), **found}
             self._folders[folder] = found
         return found
