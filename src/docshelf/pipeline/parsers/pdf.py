@@ -30,6 +30,10 @@ logger = logging.getLogger(__name__)
 
 _PLACEHOLDER_TITLES = {"", "untitled", "untitled document", "title", "document"}
 _SENTENCE_END = re.compile(r"[.!?:;)\]\"']$")
+# Typeset ligatures a text layer keeps as one character ("deﬁned"): read as their letters, so
+# "defined" finds the word and a heading compares with its outline title.
+_LIGATURES = str.maketrans({"\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi", "\ufb04": "ffl",
+                            "\ufb05": "st", "\ufb06": "st"})
 
 
 class _ToDebug(logging.Handler):
@@ -221,22 +225,95 @@ def _outline(reader: PdfReader) -> dict[int, list[tuple[int, str]]]:
     return found
 
 
+_QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "`": "'", "\u201c": '"', "\u201d": '"'})
+# A printed section number before a title the outline gives bare: "2.5 ", "6.11.1 ", "3. ", "A.2 ".
+_SECTION_NUMBER = re.compile(r"^(?:\d+(?:\.\d+)*\.?|[a-z](?:\.\d+)+\.?|[a-z]\.)\s+")
+
+
+def _title_key(text: str) -> str:
+    return " ".join(text.translate(_QUOTES).split()).casefold()
+
+
+def _title_lines(norm: list[str], i: int, title: str) -> int:
+    """How many lines from ``i`` print ``title`` (0 when they do not): the title as the outline
+    gives it, or with the section number the page prints before it ("2.5 Search paths" for the
+    outline's "Search paths"), on one line or wrapped over up to three."""
+    joined = ""
+    for n in range(i, min(i + 3, len(norm))):
+        if not norm[n]:
+            return 0
+        if joined.endswith("-") and norm[n][:1].islower():  # "calcula-" + "tions"
+            joined = joined[:-1] + norm[n]
+        else:
+            joined = f"{joined} {norm[n]}" if joined else norm[n]
+        bare = _SECTION_NUMBER.sub("", joined, count=1)
+        # A text layer may lose the spaces of a tightly set line ("Preconstructingcommandnames(orotherwise").
+        if title in (joined, bare) or bare.replace(" ", "") == title.replace(" ", ""):
+            return n - i + 1
+        if len(joined) >= len(title) + 16:  # past any number a title could carry
+            return 0
+    return 0
+
+
 def _sections(text: str, entries: list[tuple[int, str]]) -> list[tuple[tuple[int, str] | None, str]]:
     """Cut a page's text at its outline entries: each entry starts at the line that is its
     title, or where the previous one starts when no line is (a bookmark to the page itself).
     Returns ``(entry or None for the text before the first, text)`` in page order."""
     lines = text.split("\n")
-    norm = [" ".join(line.split()).casefold() for line in lines]
+    norm = [_title_key(line) for line in lines]
     parts: list[tuple[tuple[int, str] | None, str]] = []
     current: tuple[int, str] | None = None
     start = 0
     for entry in entries:
-        title = entry[1].casefold()
-        at = next((i for i in range(start, len(lines)) if norm[i] == title), None)
+        title = _title_key(entry[1])
+        found = ((i, n) for i in range(start, len(lines)) if (n := _title_lines(norm, i, title)))
+        at, taken = next(found, (None, 0))
         parts.append((current, "\n".join(lines[start:start if at is None else at])))
-        current, start = entry, start if at is None else at + 1
+        current, start = entry, start if at is None else at + taken
     parts.append((current, "\n".join(lines[start:])))
     return parts
+
+
+def _running_lines(texts: dict[int, str], labels: dict[int, str]) -> dict[int, set[int]]:
+    """The lines of each page that are its running header or footer, by page: the first or last
+    line of a page that is its page number alone (or its label: "iv", "15" on PDF page 20), or
+    that has the number at one end of a text the same edge line of at least one other page
+    carries with its own number ("Chapter 6: Programming 55", "10 P. W. Daly"), or a text
+    repeated unchanged at the top or bottom of half the pages (four at least). They are no
+    part of the page's text: kept, they open a paragraph of every page with the chapter's title."""
+    edges: dict[int, list[tuple[int, str]]] = {}
+    for number, text in texts.items():
+        lines = text.split("\n")
+        filled = [i for i, line in enumerate(lines) if line.strip()]
+        if filled:
+            edges[number] = [(i, " ".join(lines[i].split())) for i in dict.fromkeys((filled[0], filled[-1]))]
+
+    def rest(number: int, line: str) -> str | None:
+        """The line without the page's number at one end (None when it has none there)."""
+        token = labels.get(number, str(number))
+        if line == token:
+            return ""
+        if line.startswith(token + " "):
+            return line[len(token) + 1:]
+        if line.endswith(" " + token):
+            return line[: -len(token) - 1]
+        return None
+
+    numbered: dict[str, set[int]] = {}
+    plain: dict[str, set[int]] = {}
+    for number, found in edges.items():
+        for _, line in found:
+            if (r := rest(number, line)) is not None:
+                numbered.setdefault(r, set()).add(number)
+            plain.setdefault(line, set()).add(number)
+    often = max(4, len(edges) // 2)
+    out: dict[int, set[int]] = {}
+    for number, found in edges.items():
+        for i, line in found:
+            r = rest(number, line)
+            if (r is not None and (r == "" or len(numbered[r]) >= 2)) or len(plain[line]) >= often:
+                out.setdefault(number, set()).add(i)
+    return out
 
 
 class PdfParser:
@@ -263,15 +340,19 @@ class PdfParser:
             blocks: list[Block] = []
             failed: list[int] = []
             first_line = ""
+            texts: dict[int, str] = {}
             for number, page in enumerate(pages, start=1):
                 try:
-                    text = page.extract_text() or ""
+                    texts[number] = (page.extract_text() or "").translate(_LIGATURES)
                 except Exception as exc:  # noqa: BLE001 - one bad page must not sink the file
                     logger.warning("%s: could not extract text from page %d: %s", path, number, exc)
                     failed.append(number)
-                    continue
+            running = _running_lines(texts, labels)
+            for number, text in texts.items():
                 if not first_line:
                     first_line = next((ln for ln in text.splitlines() if ln.strip()), "")
+                if drop := running.get(number):
+                    text = "\n".join(line for i, line in enumerate(text.split("\n")) if i not in drop)
                 for entry, part in _sections(text, outline.get(number, [])):
                     if entry is not None:
                         path_ = headings.push(*entry)

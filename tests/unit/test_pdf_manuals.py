@@ -1,0 +1,117 @@
+"""Reading PDF manuals as typeset: running headers and page numbers, outline titles that the
+page prints with a section number or over two lines, and typeset ligatures (set M, the LaTeX
+and Asymptote manuals, showed each)."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+from reportlab.pdfbase import pdfmetrics
+from reportlab.pdfbase.ttfonts import TTFont
+from reportlab.pdfgen import canvas
+
+from docshelf.pipeline.parsers.pdf import PdfParser
+
+BODY = [
+    "The pump draws water from the sump through the inlet strainer.",
+    "Check the strainer weekly and rinse it under running water.",
+    "A clogged strainer starves the impeller and the motor overheats.",
+]
+
+
+def _parse(tmp_path: Path, data: bytes):
+    return PdfParser().parse(tmp_path / "manual.pdf", data)
+
+
+def _texts(doc) -> list[str]:
+    return [b.text for b in doc.blocks if b.kind == "paragraph"]
+
+
+def manual_with_running_heads(pages: int = 5) -> bytes:
+    """A manual whose pages carry "Chapter 2: Pumps N" at the top (N the page number, as a
+    Texinfo manual prints it) and the page number alone at the bottom."""
+    buf = io.BytesIO()
+    pdf = canvas.Canvas(buf)
+    for n in range(1, pages + 1):
+        pdf.drawString(72, 800, f"Chapter 2: Pumps {n}")
+        y = 740
+        first = "Set the valve to position 3" if n == 3 else f"Section text of page {n}."  # ends with a number, not the page's
+        for line in [first, *BODY]:
+            pdf.drawString(72, y, line)
+            y -= 16
+        pdf.drawString(300, 40, str(n))
+        pdf.showPage()
+    pdf.save()
+    return buf.getvalue()
+
+
+def test_running_headers_and_page_numbers_are_not_part_of_the_text(tmp_path: Path) -> None:
+    doc = _parse(tmp_path, manual_with_running_heads())
+    texts = _texts(doc)
+    assert not any("Chapter 2: Pumps" in t for t in texts), texts[:3]
+    assert not any(t.strip().isdigit() for t in texts)
+    # every page still opens with its own text, and a first line ending in another number stays
+    firsts = {}
+    for b in doc.blocks:
+        firsts.setdefault(b.page, b.text)
+    assert firsts[1].startswith("Section text of page 1.") and firsts[3].startswith("Set the valve to position 3")
+    assert sorted(firsts) == [1, 2, 3, 4, 5]
+
+
+def test_a_header_on_one_page_only_is_kept_as_text(tmp_path: Path) -> None:
+    """A line at the top of a single page that ends with that page's number is no running
+    header by itself (a chapter whose header shows on one page stays as read)."""
+    buf = io.BytesIO()
+    pdf = canvas.Canvas(buf)
+    pdf.drawString(72, 800, "Tighten bolt 1")
+    pdf.drawString(72, 780, BODY[0])
+    pdf.showPage()
+    pdf.drawString(72, 800, "Loosen bolt 4")
+    pdf.drawString(72, 780, BODY[1])
+    pdf.showPage()
+    pdf.save()
+    texts = " ".join(_texts(_parse(tmp_path, buf.getvalue())))
+    assert "Tighten bolt 1" in texts and "Loosen bolt 4" in texts
+
+
+def test_an_outline_title_printed_with_its_number_or_wrapped_starts_its_section_there(tmp_path: Path) -> None:
+    """Texinfo's outline says "Search paths" where the page prints "2.5 Search paths"; LaTeX
+    wraps and hyphenates a long title over two lines; quotes differ (`x' against ‘x’). Each
+    section starts at its printed title, not at the top of the page."""
+    buf = io.BytesIO()
+    pdf = canvas.Canvas(buf)
+    entries = [("Installation", 0), ("Search paths", 1), ("Expandable floating point calculations", 1),
+               ("The `openany' option", 1)]
+    for n, (title, level) in enumerate(entries):
+        pdf.bookmarkPage(f"b{n}")  # one destination each: reportlab keys an entry by its destination
+        pdf.addOutlineEntry(title, f"b{n}", level=level)
+    lines = ["2 Installation", "Read this first.", "2.5 Search paths", "asy looks in the current directory.",
+             "2.6 Expandable floating point calcula-", "tions", "fpeval computes sin(3.5)/2.",
+             "2.7 The \u2018openany\u2019 option", "Chapters start on any page."]
+    y = 760
+    for line in lines:
+        pdf.drawString(72, y, line)
+        y -= 16
+    pdf.showPage()
+    pdf.save()
+    doc = _parse(tmp_path, buf.getvalue())
+    where = {b.text: b.heading_path[-1] for b in doc.blocks if b.kind == "paragraph"}
+    assert where == {
+        "Read this first.": "Installation",
+        "asy looks in the current directory.": "Search paths",
+        "fpeval computes sin(3.5)/2.": "Expandable floating point calculations",
+        "Chapters start on any page.": "The `openany' option",
+    }
+    assert not any("calcula" in t or "2.5" in t for t in where)  # the printed titles are headings, not text
+
+
+def test_typeset_ligatures_read_as_their_letters(tmp_path: Path) -> None:
+    pdfmetrics.registerFont(TTFont("Vera", "Vera.ttf"))  # reportlab's own font, with the ﬁ and ﬂ glyphs
+    buf = io.BytesIO()
+    pdf = canvas.Canvas(buf)
+    pdf.setFont("Vera", 10)
+    pdf.drawString(72, 760, "Aliases can be de\ufb01ned for the work\ufb02ow \ufb01les.")
+    pdf.showPage()
+    pdf.save()
+    assert _texts(_parse(tmp_path, buf.getvalue())) == ["Aliases can be defined for the workflow files."]
