@@ -115,3 +115,64 @@ def test_typeset_ligatures_read_as_their_letters(tmp_path: Path) -> None:
     pdf.showPage()
     pdf.save()
     assert _texts(_parse(tmp_path, buf.getvalue())) == ["Aliases can be defined for the workflow files."]
+
+
+def manual_without_outline(*, outline: bool = False) -> bytes:
+    """A two-page manual with no bookmarks: sections in bold 14 pt and 12 pt over a 10 pt body
+    (natbib's manual is set so: 14.3 / 12 pt bold over 10.9 pt), a section title wrapped over
+    two lines, an 11 pt plain line and a bold lead-in at body size that are no headings."""
+    buf = io.BytesIO()
+    pdf = canvas.Canvas(buf)
+    body = ("Body text explains the pump in ordinary sentences of ordinary length, set in the "
+            "body face at ten points, line after line.")
+
+    def page(lines: list[tuple[str, str, int]]) -> None:
+        y = 780
+        for text, font, size in lines:
+            pdf.setFont(font, size)
+            pdf.drawString(60, y, text)
+            y -= size + 6
+        pdf.showPage()
+
+    if outline:
+        pdf.bookmarkPage("only")
+        pdf.addOutlineEntry("Everything", "only", level=0)
+    filler = [(body[:70], "Helvetica", 10), (body[70:], "Helvetica", 10)] * 3
+    page([("2 Using the pump", "Helvetica-Bold", 14), *filler,
+          ("2.1 Priming before the first", "Helvetica-Bold", 12), ("start", "Helvetica-Bold", 12), *filler,
+          ("Warning: never run it dry.", "Helvetica", 11), *filler])
+    page([("Note:", "Helvetica-Bold", 10), *filler, ("2.2 Draining", "Helvetica-Bold", 12), *filler,
+          ("3 Maintenance", "Helvetica-Bold", 14), *filler])
+    pdf.save()
+    return buf.getvalue()
+
+
+def test_a_pdf_without_outline_takes_its_sections_from_larger_bold_type(tmp_path: Path) -> None:
+    doc = _parse(tmp_path, manual_without_outline())
+    assert [(b.page, b.level, b.heading_path) for b in doc.blocks if b.kind == "heading"] == [
+        (1, 1, ("2 Using the pump",)),
+        (1, 2, ("2 Using the pump", "2.1 Priming before the first start")),
+        (2, 2, ("2 Using the pump", "2.2 Draining")),
+        (2, 1, ("3 Maintenance",)),
+    ]
+    paths = [b.heading_path for b in doc.blocks if b.kind == "paragraph" and "Warning: never run it dry." in b.text]
+    assert paths == [("2 Using the pump", "2.1 Priming before the first start")]  # 11 pt plain: text
+    assert any(b.text.startswith("Note:") for b in doc.blocks if b.kind == "paragraph")  # bold at body size: text
+
+
+def test_a_pdf_outline_wins_over_its_type(tmp_path: Path) -> None:
+    doc = _parse(tmp_path, manual_without_outline(outline=True))
+    assert [b.text for b in doc.blocks if b.kind == "heading"] == ["Everything"]
+
+
+def test_table_of_contents_and_index_entries_are_navigation_not_text(tmp_path: Path) -> None:
+    buf = io.BytesIO()
+    pdf = canvas.Canvas(buf)
+    y = 760
+    for line in ["Contents", "2.5 Search paths . . . . . . . . . . . . 6", "xlimits . . . . . . . . . . . 112, 118",
+                 "Preface . . . . . . . . . . . . iv", "Values run 1, 2, . . . , n as usual."]:
+        pdf.drawString(72, y, line)
+        y -= 16
+    pdf.showPage()
+    pdf.save()
+    assert _texts(_parse(tmp_path, buf.getvalue())) == ["Contents Values run 1, 2, . . . , n as usual."]

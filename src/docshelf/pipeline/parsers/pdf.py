@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import logging
+import math
 import re
 import threading
 from collections.abc import Iterator
@@ -255,9 +256,11 @@ def _title_lines(norm: list[str], i: int, title: str) -> int:
     return 0
 
 
-def _sections(text: str, entries: list[tuple[int, str]]) -> list[tuple[tuple[int, str] | None, str]]:
+def _sections(text: str, entries: list[tuple[int, str]], *, printed_only: bool = False,
+              ) -> list[tuple[tuple[int, str] | None, str]]:
     """Cut a page's text at its outline entries: each entry starts at the line that is its
-    title, or where the previous one starts when no line is (a bookmark to the page itself).
+    title, or where the previous one starts when no line is (a bookmark to the page itself;
+    with ``printed_only``, an entry no line prints is left out: a heading read from the type).
     Returns ``(entry or None for the text before the first, text)`` in page order."""
     lines = text.split("\n")
     norm = [_title_key(line) for line in lines]
@@ -268,10 +271,94 @@ def _sections(text: str, entries: list[tuple[int, str]]) -> list[tuple[tuple[int
         title = _title_key(entry[1])
         found = ((i, n) for i in range(start, len(lines)) if (n := _title_lines(norm, i, title)))
         at, taken = next(found, (None, 0))
+        if at is None and printed_only:
+            continue
         parts.append((current, "\n".join(lines[start:start if at is None else at])))
         current, start = entry, start if at is None else at + taken
     parts.append((current, "\n".join(lines[start:])))
     return parts
+
+
+_BOLD = re.compile(r"bold|black|heavy|demi|^cmb\d|^cmbx|cmssbx|bx\d|-bd$|,bold")
+Run = tuple[str, float, bool]  # text, size in points as set on the page, bold
+
+
+def _bold(font: Any) -> bool:
+    try:
+        name = str(font.get("/BaseFont", "") if font else "")
+    except Exception:  # noqa: BLE001 - a damaged font dictionary is no bold font
+        return False
+    return bool(_BOLD.search(name.rsplit("+", 1)[-1].lstrip("/").casefold()))
+
+
+def _page_text(page: Any, runs: list[Run] | None) -> str:
+    """The page's text; with ``runs``, each piece of it also goes there with its type size
+    and weight (pypdf's text visitor), to find headings by their type."""
+    if runs is None:
+        return page.extract_text() or ""
+
+    def visit(text: str, cm: Any, tm: Any, font: Any, size: float) -> None:
+        if text:
+            scale = math.hypot(tm[2], tm[3]) * math.hypot(cm[2], cm[3])
+            runs.append((text, round(size * scale, 1), _bold(font)))
+
+    return page.extract_text(visitor_text=visit) or ""
+
+
+MIN_BODY_CHARS = 500
+HEADING_SHARE = 0.15  # above it, "larger than the body" is no heading style
+
+
+def _type_headings(runs: dict[int, list[Run]]) -> dict[int, list[tuple[int, str]]]:
+    """Headings read from the type where a PDF has no outline: a line set larger than the
+    body text (the size most of its characters have), by 8 % at least and bold, or by 30 %
+    ("2.6 Citation Aliasing" in 12 pt bold over an 11 pt body), every piece of it at least
+    body size. Consecutive such lines of one size are one title; larger type is a higher
+    level. None when the body size is unclear or "larger" is no rare style (a slide deck)."""
+    chars: dict[float, int] = {}
+    for page_runs in runs.values():
+        for text, size, _ in page_runs:
+            chars[size] = chars.get(size, 0) + len(text.strip())
+    total = sum(chars.values())
+    if total < MIN_BODY_CHARS:
+        return {}
+    body = max(chars, key=lambda size: chars[size])
+    found: dict[int, list[tuple[float, str]]] = {}
+    in_headings = 0
+    for number, page_runs in runs.items():
+        lines: list[list[Run]] = [[]]
+        for text, size, bold in page_runs:
+            for i, piece in enumerate(text.split("\n")):
+                if i:
+                    lines.append([])
+                if piece.strip():
+                    lines[-1].append((piece, size, bold))
+        previous: float | None = None
+        for line in lines:
+            title = " ".join("".join(piece for piece, _, _ in line).split()).translate(_LIGATURES)
+            top = max((size for _, size, _ in line), default=0.0)
+            if not (line and len(re.findall(r"[^\W\d_]", title)) >= 2 and len(title) <= 150
+                    and min(size for _, size, _ in line) >= body * 0.98
+                    and (top >= body * 1.3 or (top >= body * 1.08 and any(bold for _, _, bold in line)))):
+                previous = None
+                continue
+            in_headings += len(title)
+            page_found = found.setdefault(number, [])
+            if previous == top and page_found:  # a title set over two lines
+                page_found[-1] = (top, f"{page_found[-1][1]} {title}")
+            else:
+                page_found.append((top, title))
+            previous = top
+    if not found or in_headings > HEADING_SHARE * total:
+        return {}
+    levels = {size: n for n, size in enumerate(sorted({s for f in found.values() for s, _ in f}, reverse=True), 1)}
+    return {number: [(levels[size], title) for size, title in f] for number, f in found.items()}
+
+
+# A table-of-contents or index entry: a title, a dot leader and the page(s) it points to
+# ("2.5 Search paths . . . . . 6", "xlimits . . . . . 112"). It is navigation, as a web page's
+# sidebar is: indexed, it outranks the page it points to with the same words and no content.
+_LEADER_ENTRY = re.compile(r"(?:\s*\.){4,}\s*[0-9ivxlcdm]+(?:\s*,\s*[0-9ivxlcdm]+)*\s*$", re.IGNORECASE)
 
 
 def _running_lines(texts: dict[int, str], labels: dict[int, str]) -> dict[int, set[int]]:
@@ -341,19 +428,27 @@ class PdfParser:
             failed: list[int] = []
             first_line = ""
             texts: dict[int, str] = {}
+            runs: dict[int, list[Run]] = {}
             for number, page in enumerate(pages, start=1):
+                page_runs: list[Run] | None = None if outline else []
                 try:
-                    texts[number] = (page.extract_text() or "").translate(_LIGATURES)
+                    texts[number] = _page_text(page, page_runs).translate(_LIGATURES)
                 except Exception as exc:  # noqa: BLE001 - one bad page must not sink the file
                     logger.warning("%s: could not extract text from page %d: %s", path, number, exc)
                     failed.append(number)
+                    continue
+                if page_runs is not None:
+                    runs[number] = page_runs
             running = _running_lines(texts, labels)
+            typed = _type_headings(runs) if runs else {}
             for number, text in texts.items():
                 if not first_line:
                     first_line = next((ln for ln in text.splitlines() if ln.strip()), "")
-                if drop := running.get(number):
-                    text = "\n".join(line for i, line in enumerate(text.split("\n")) if i not in drop)
-                for entry, part in _sections(text, outline.get(number, [])):
+                drop = running.get(number, set())
+                text = "\n".join(line for i, line in enumerate(text.split("\n"))
+                                 if i not in drop and not _LEADER_ENTRY.search(line))
+                entries = outline.get(number, []) if outline else typed.get(number, [])
+                for entry, part in _sections(text, entries, printed_only=not outline):
                     if entry is not None:
                         path_ = headings.push(*entry)
                         blocks.append(Block("heading", entry[1], path_, number, level=entry[0]))
