@@ -212,7 +212,11 @@ def _check_config_file(path: Path) -> None:
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        return  # DOCSHELF_CONFIG naming no file means no config file (as before); --config checks its own
+        if _CONFIG_OVERRIDE is None and os.environ.get("DOCSHELF_CONFIG"):
+            # A misspelt $DOCSHELF_CONFIG would otherwise run silently on the defaults.
+            raise ConfigError(f"DOCSHELF_CONFIG names {path}, which does not exist (unset it, or set "
+                              f"it to {os.devnull} for no config file)") from None
+        return  # ./docshelf.toml or the user's file, removed between the look and the read
     except UnicodeDecodeError:
         raise ConfigError(f"config file {path} is not UTF-8 text; save it as UTF-8") from None
     except tomllib.TOMLDecodeError as exc:

@@ -426,6 +426,19 @@ def test_a_bad_environment_setting_names_the_variable(run, monkeypatch):
                                       "as an integer (got 'abc')")
 
 
+def test_a_config_file_named_by_the_environment_must_exist(run, monkeypatch, tmp_path):
+    """A misspelt DOCSHELF_CONFIG ran on the defaults without a word: the user believed their
+    collections and model applied."""
+    missing = tmp_path / "docshef.toml"
+    monkeypatch.setenv("DOCSHELF_CONFIG", str(missing))
+    code, out, err = run("status")
+    assert (code, out, err.strip()) == (
+        1, "", f"Error: DOCSHELF_CONFIG names {missing}, which does not exist (unset it, or set it to "
+               f"{os.devnull} for no config file)")
+    monkeypatch.setenv("DOCSHELF_CONFIG", os.devnull)  # the documented way to read no file
+    assert "DOCSHELF_CONFIG" not in run("status")[2]
+
+
 def test_get_takes_a_pdf_page_label_as_the_citation_shows_it(run, tmp_path):
     from tests.unit.test_pdf_page_labels import labelled_pdf
 
