@@ -93,3 +93,28 @@ def test_a_split_rst_list_with_blank_lines_between_items_cites_the_lines_holding
         cited = "\n".join(lines[c.start_line - 1 : c.end_line])
         words = _WORD.findall(c.text.lower())
         assert _is_subsequence(words, _WORD.findall(cited.lower())), (c.start_line, c.end_line, c.text[:80])
+
+
+def test_a_split_html_paragraph_cites_lines_that_hold_each_part(tmp_path):
+    """An HTML paragraph set over many source lines is one line of text: split into chunks,
+    every part cited the paragraph's first line alone (set N, the PostgreSQL manual: a part of
+    a paragraph at lines 31-51 cited 31-31), and that line holds none of the later parts."""
+    from docshelf.config import Settings
+    from docshelf.embedders.fake import FakeEmbedder
+    from docshelf.service import Docshelf
+
+    sentences = [f"Setting number {n} changes how the {'planner' if n % 2 else 'vacuum'} treats table t{n}." for n in range(80)]
+    page = ("<html><head><title>Tuning</title></head><body>\n<h1>Tuning</h1>\n<p>"
+            + "\n".join(sentences) + "</p>\n</body></html>\n")
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "tuning.html").write_text(page)
+    shelf = Docshelf(Settings(index_dir=tmp_path / "index"), embedder=FakeEmbedder())
+    shelf.index([docs])
+    chunks = shelf.store.document_chunks(str(docs), "tuning.html")
+    assert len(chunks) >= 3  # the paragraph was split
+    lines = page.splitlines()
+    for c in chunks:
+        cited = re.sub(r"<[^>]+>", " ", "\n".join(lines[c.start_line - 1 : c.end_line]))
+        words = _WORD.findall(c.text.lower())
+        assert _is_subsequence(words, _WORD.findall(cited.lower())), (c.start_line, c.end_line, c.text[:80])

@@ -234,8 +234,15 @@ class Chunker:
     def _split_prose(self, block: Block, text: str, budget: int) -> list[_Piece]:
         """Paragraphs, then sentences, then token windows: the largest unit that fits."""
         newlines = [m.start() for m in re.finditer("\n", text)]
+        # The text's lines are the source's, or mapped to them; otherwise the parser joined source
+        # lines (an HTML paragraph set over 20 lines is one line of text), and no line of the text
+        # says where a part lies: each part cites the block's lines, which hold it.
+        mapped = bool(block.line_map) or block.start_line is None or block.end_line is None \
+            or block.end_line - block.start_line == len(newlines)
 
-        def line_at(offset: int) -> int | None:  # bisect: linear overall, even for a huge block
+        def line_at(offset: int, end: bool = False) -> int | None:  # bisect: linear overall, even for a huge block
+            if not mapped:
+                return block.end_line if end else block.start_line
             index = bisect.bisect_left(newlines, offset)
             if block.line_map:  # the text's lines are not consecutive source lines
                 return block.line_map[min(index, len(block.line_map) - 1)]
@@ -270,7 +277,7 @@ class Chunker:
                     continue
                 sep = "\n" if pieces and "\n" in text[prev_end:a] else " "
                 pieces.append(
-                    _Piece(piece_text, block.page, line_at(a), line_at(b), sep="\n\n" if not pieces else sep,
+                    _Piece(piece_text, block.page, line_at(a), line_at(b, end=True), sep="\n\n" if not pieces else sep,
                            tokens=size, exact=size if whole and piece_text == sentence else None)
                 )
                 prev_end = b
