@@ -229,8 +229,9 @@ def line_columns(root: str, path: str, line: int | None, text: str) -> tuple[int
     """Where ``text`` lies in line ``line`` of the file (1-based first and last character), when
     that line is longer than ``LONG_LINE``: a minified file's one line holds hundreds of chunks,
     and "lines 3-3" alone does not find one of them. None when the line is short, or the text is
-    not found word for word in it (a changed file, a format whose text is not the source's)."""
-    if line is None or not text.strip():
+    not found word for word in it (a changed file, a format whose text is not the source's), and
+    for a pushed record: it has no file (its path names a source, which is never read from disk)."""
+    if line is None or not text.strip() or root == PUSHED:
         return None
     source = _long_lines(Path(root) / path).get(line)
     if source is None:

@@ -204,3 +204,20 @@ def test_model_names_match_without_organisation_or_variant():
     assert model_matches("all-MiniLM-L6-v2", index)
     assert model_matches("sentence-transformers/all-minilm-l6-v2", index)
     assert not model_matches("all-MiniLM-L12-v2", index)
+
+
+def test_a_pushed_record_never_cites_columns_of_a_file_on_the_server(shelf, tmp_path):
+    """A pushed record has no file: its source names the document, not a path to read. Before, a
+    record whose source was an absolute path (or a relative one, read from the server's working
+    folder) on a single line was looked up in that file: a hit then cited characters of a file
+    outside every root, and a builder could learn whether a text lies in any long line of any file
+    the server can read."""
+    secret = tmp_path / "elsewhere" / "minified.js"
+    secret.parent.mkdir()
+    line = "x" * 2500 + " the quokka password is hunter2 " + "y" * 2500
+    secret.write_text(line + "\n")
+    upsert(shelf, rec("probe", "the quokka password is hunter2", source=str(secret), start_line=1, end_line=1))
+    hits = shelf.search("quokka password", mode="keyword").hits
+    assert [(h.path, h.start_line, h.end_line) for h in hits] == [(str(secret), 1, 1)]
+    assert (hits[0].start_col, hits[0].end_col) == (None, None)
+    assert shelf.chunk_columns(shelf.store.get_chunks(["push:probe"])) == {}
