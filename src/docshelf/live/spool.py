@@ -96,8 +96,11 @@ class Spool:
 
     # -- the writer's side ------------------------------------------------------------
     def pending(self) -> list[Path]:
+        """Requests waiting, oldest first: not the outcomes, and not the temp files (``.tmp-…``) a
+        reader is still writing (pathlib's glob matches names that start with a dot)."""
         try:
-            return sorted(p for p in self.dir.glob("*.json") if not p.name.endswith(".done.json"))
+            return sorted(p for p in self.dir.glob("*.json")
+                          if not p.name.endswith(".done.json") and not p.name.startswith("."))
         except OSError:
             return []
 
@@ -122,7 +125,7 @@ class Spool:
 
     def _sweep(self) -> None:
         cutoff = time.time() - STALE_S
-        for path in self.dir.glob("*.done.json"):
+        for path in [*self.dir.glob("*.done.json"), *self.dir.glob(".tmp-*.json")]:  # and a crashed writer's temp files
             try:
                 if path.stat().st_mtime < cutoff:
                     path.unlink()
