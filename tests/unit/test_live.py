@@ -298,3 +298,36 @@ def test_a_root_missing_at_start_is_indexed_and_watched_once_it_exists(write, tm
         assert loop.state()["missing_roots"] == []
     finally:
         assert loop.stop()
+
+
+def test_a_second_roots_first_change_does_not_restart_the_max_delay(tmp_path):
+    """Changes keep coming under one root (a build writing for seconds): its batch is due
+    ``max_delay`` after its first change. A first change under another root restarted that
+    clock, so with two roots the first batch came up to twice as late (with n roots, n times)."""
+    from docshelf.live.watcher import RootWatcher
+
+    a, b = tmp_path / "a", tmp_path / "b"
+    a.mkdir()
+    b.mkdir()
+    batches: list[tuple[float, str, set[str]]] = []
+    watcher = RootWatcher([a, b], lambda root, rels, rescan: batches.append((time.monotonic(), root.name, set(rels))),
+                          debounce=0.5, max_delay=1.0)
+    watcher.start()
+    try:
+        assert watcher.mode == "native"
+        time.sleep(0.3)  # the watches are in place
+        started = time.monotonic()
+        n = 0
+        while time.monotonic() - started < 3.0:
+            n += 1
+            (a / "build.md").write_text(f"# Build\n\nstep {n}\n")  # never quiet for debounce seconds
+            if 0.9 <= time.monotonic() - started and not (b / "other.md").exists():
+                (b / "other.md").write_text("# Other\n\none change under the second root\n")
+            time.sleep(0.1)
+            if batches:
+                break
+        assert batches, "no batch within 3 s"
+        assert batches[0][0] - started < 1.45  # due at 1.0 s; at 1.9 s when b's first change restarted the clock
+        assert batches[0][1] == "a" and "build.md" in batches[0][2]
+    finally:
+        watcher.stop()

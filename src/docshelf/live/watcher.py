@@ -168,12 +168,9 @@ class RootWatcher:
         with self._lock:
             if rescan:
                 self._rescan.add(root)
-            bucket = self._pending.setdefault(root, set())
-            if not bucket and root not in self._rescan:
+            if not self._first:  # the first change since the last flush, under any root
                 self._first = now
-            elif not self._first:
-                self._first = now
-            bucket.add(rel)
+            self._pending.setdefault(root, set()).add(rel)
             self._last = now
         self._wake.set()
 
