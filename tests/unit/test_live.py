@@ -331,3 +331,59 @@ def test_a_second_roots_first_change_does_not_restart_the_max_delay(tmp_path):
         assert batches[0][1] == "a" and "build.md" in batches[0][2]
     finally:
         watcher.stop()
+
+
+def test_a_push_arriving_as_the_writer_stops_is_refused_not_left_waiting(tmp_path, fake_embedder, monkeypatch):
+    """``submit`` checked that the loop still writes, then queued the job; the loop, stopping in
+    between, had already refused what was queued. The job sat in a queue nobody read: the push
+    waited its whole timeout (120 s over HTTP) and was then told it "will still run". Here the
+    server stops exactly between the check and the queueing."""
+    import pytest
+
+    from docshelf.errors import IndexLocked
+
+    shelf = Docshelf(Settings(index_dir=tmp_path / "index", reconcile_interval=0), embedder=fake_embedder)
+    loop = WriterLoop(shelf, [], watch=False)
+    loop.start()
+    assert wait_until(lambda: loop.role == "writer" and loop.settled.is_set())
+    real_put = loop._queue.put
+
+    def put_as_the_server_stops(item, *args, **kwargs):
+        loop.stop(timeout=1.0)
+        real_put(item, *args, **kwargs)
+
+    monkeypatch.setattr(loop._queue, "put", put_as_the_server_stops)
+    future = loop.submit(lambda: "written")
+    with pytest.raises(IndexLocked, match="shutting down"):
+        future.result(timeout=10)
+    monkeypatch.undo()
+    assert loop.stop()
+    with pytest.raises(IndexLocked, match="shutting down"):
+        loop.submit(lambda: "written")
+
+
+def test_a_push_to_a_writer_that_failed_says_so(tmp_path, fake_embedder):
+    """The writer thread stopped on an error: a push was told that 'another docshelf process
+    writes the index', sending the builder to look for a server that does not exist."""
+    import pytest
+
+    from docshelf.errors import IndexLocked
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    shelf = Docshelf(Settings(index_dir=tmp_path / "index", reconcile_interval=0), embedder=fake_embedder)
+
+    def broken_index(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+
+    shelf.index = broken_index  # the start-up reconcile fails with an error it does not expect
+    loop = WriterLoop(shelf, [docs], watch=False)
+    loop.start()
+    try:
+        assert wait_until(lambda: loop.phase == "failed")
+        with pytest.raises(IndexLocked) as refused:
+            loop.submit(lambda: "written")
+        assert "another docshelf process" not in str(refused.value)
+        assert "writer stopped (OSError: [Errno 28] No space left on device)" in str(refused.value)
+    finally:
+        loop.stop()

@@ -108,6 +108,9 @@ class WriterLoop:
         self.failed: dict[str, str] = {}
         self.missing_roots: list[str] = []
         self._queue: queue.Queue[Any] = queue.Queue()  # (root, rels, rescan) batches and _Jobs
+        # submit() checks and queues under it, and the loop refuses what is queued under it as it
+        # stops writing: a job is either refused or run, never left in a queue nobody reads
+        self._accepting = threading.Lock()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="docshelf-writer", daemon=True)
         self._batches_since_optimize = 0
@@ -163,14 +166,16 @@ class WriterLoop:
                 # The lock ended under us (a server store's session or lease): another process
                 # may write now. Serve reads and try again, as any reader does.
                 self._lost = False
-                self._fail_jobs()
-                self.role, self.phase = "reader", "reading"
+                with self._accepting:
+                    self.role, self.phase = "reader", "reading"
+                    self._fail_jobs()
         except Exception as exc:  # noqa: BLE001 - the server keeps serving reads
             self.last_error = f"{type(exc).__name__}: {exc}"
             self.phase = "failed"
             log.exception("the index writer stopped")
         finally:
-            self._fail_jobs()
+            with self._accepting:
+                self._fail_jobs()
             self.settled.set()
 
     def _elect(self) -> bool:
@@ -305,13 +310,19 @@ class WriterLoop:
         """
         if self.read_only:
             raise IndexLocked("this server is read-only (--read-only); it does not write the index")
-        if self.role == "reader" or self._stop.is_set() or self.phase == "failed":
-            raise IndexLocked(
-                f"another docshelf process writes the index at {self.service.index_dir}; "
-                "send writes to that server, or stop it and this one takes over within seconds"
-            )
         job = _Job(work)
-        self._queue.put(job)
+        with self._accepting:
+            if self.phase == "failed":
+                raise IndexLocked(f"this server's index writer stopped ({self.last_error or 'see its log'}); "
+                                  "nothing was written: restart the server")
+            if self._stop.is_set():
+                raise IndexLocked("the server is shutting down; nothing was written: retry against the next writer")
+            if self.role == "reader":
+                raise IndexLocked(
+                    f"another docshelf process writes the index at {self.service.index_dir}; "
+                    "send writes to that server, or stop it and this one takes over within seconds"
+                )
+            self._queue.put(job)
         return job.future
 
     def _apply_batches(self) -> None:
