@@ -387,3 +387,24 @@ def test_a_push_to_a_writer_that_failed_says_so(tmp_path, fake_embedder):
         assert "writer stopped (OSError: [Errno 28] No space left on device)" in str(refused.value)
     finally:
         loop.stop()
+
+
+def test_a_server_stopped_while_it_opens_the_index_never_starts_writing(write, tmp_path):
+    """Ctrl-C (or a client closing stdio) in the first second of ``docshelf serve``: ``close()``
+    found no writer yet and said everything had stopped; the start-up thread then made the writer,
+    which took the index's lock and began indexing in a process on its way out (where the
+    interpreter's teardown would stop it mid-write)."""
+    from docshelf.live.runtime import ServerRuntime
+
+    docs = tmp_path / "docs"
+    write(docs, "a.md", "# A\n\nthe aardvark page")
+    settings = Settings(index_dir=tmp_path / "index", model="fake")
+    runtime = ServerRuntime(settings, [docs], watch=False)
+    runtime.start()
+    assert runtime.close()  # before the index is open (opening it takes a while: imports, LanceDB)
+    assert runtime._ready.wait(30)
+    time.sleep(1.0)  # the start-up thread's last steps
+    assert runtime.writer is None or not runtime.writer._thread.is_alive()
+    other = Docshelf(settings)
+    assert other.try_become_writer()  # nobody holds the index's writer lock
+    other.release_writer()

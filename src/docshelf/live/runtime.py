@@ -122,7 +122,11 @@ class ServerRuntime:
             self._ready.set()
             log.info("index %s open in %.2fs", service.index_dir, time.monotonic() - started)
             self._run_callbacks(self.on_ready, service)
-            self.writer.start()
+            with self._lock:  # close() may have run meanwhile: then it found no writer to stop
+                if self._closed:
+                    log.info("the server stopped while it opened the index: not writing it")
+                    return
+                self.writer.start()
         except Exception as exc:  # noqa: BLE001 - reported by every tool call and index_status
             self.error = str(exc) if isinstance(exc, DocshelfError) else f"{type(exc).__name__}: {exc}"
             self.phase = "failed"
