@@ -175,6 +175,17 @@ def test_ingest_needs_the_token(client, headers):
     assert client.post("/ingest/lookup", json={}, headers=AUTH).json()["records"] == []
 
 
+def test_a_push_without_the_token_is_refused_before_its_body_is_read(client):
+    """The token was checked by a route dependency, which FastAPI runs once it has read and
+    parsed the whole body: anyone who could reach the port had the server read and parse up to
+    the body limit (64 MiB by default) per request, and a body that was not JSON got 422 (with
+    its parse error) before a missing token got 401."""
+    for headers in ({}, {"Authorization": "Bearer wrong"}):
+        r = client.post("/ingest/upsert", content=b'{"records": [', headers={"Content-Type": "application/json", **headers})
+        assert (r.status_code, r.json()["error"]["type"]) == (401, "Unauthorized"), r.text
+        assert r.headers["www-authenticate"] == 'Bearer realm="docshelf"'
+
+
 @pytest.mark.parametrize(("body", "field", "message"), [
     ({"query": "x", "k": 0}, "k", "k: must be between 1 and"),
     ({"query": "x", "date_from": "yesterday"}, "date_from", "date_from: "),
@@ -415,6 +426,8 @@ def test_ingest_disabled_and_read_token(tmp_path):
         assert (r.status_code, r.json()["error"]["message"]) == (
             403, "ingest is disabled: start the server with --ingest-token (or DOCSHELF_INGEST_TOKEN) to accept pushed records")
         assert c.post("/search", json={"query": "x"}).status_code == 401
+        bad = c.post("/search", content=b'{"query": ', headers={"Content-Type": "application/json"})
+        assert bad.status_code == 401, bad.text  # the token before the body (it was 422, the body's parse error)
         page = c.get("/")
         assert page.status_code == 401 and 'name="token"' in page.text  # the page asks for the token
         c.post("/login", data={"token": "wrong"})

@@ -91,6 +91,11 @@ def error_response(status: int, kind: str, message: str, field: Optional[str] = 
     return JSONResponse({"error": body}, status_code=status, headers=headers)
 
 
+def api_error_response(exc: ApiError) -> JSONResponse:
+    headers = {"WWW-Authenticate": 'Bearer realm="docshelf"'} if exc.status == 401 else None
+    return error_response(exc.status, exc.kind, exc.message, headers=headers)
+
+
 def _iso(ts: Optional[float]) -> Optional[str]:
     return datetime.fromtimestamp(ts, timezone.utc).isoformat(timespec="seconds") if ts else None
 
@@ -173,6 +178,28 @@ class BodyLimit:
         await self.app(scope, limited, send)
 
 
+class TokenFirst:
+    """ASGI: a guarded route that takes a body has its token checked before the body is read.
+
+    The routes' token dependencies run after FastAPI has read and parsed the whole body: anyone
+    who could reach the port had the server read and parse up to the body limit per request, and
+    a body that was not JSON was answered 422 before a missing token was answered 401.
+    """
+
+    def __init__(self, app: Any, check_for: Any) -> None:
+        self.app, self.check_for = app, check_for
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        check = self.check_for(scope.get("path", "")) if scope["type"] == "http" else None
+        if check is not None:
+            try:
+                check(Request(scope))
+            except ApiError as exc:
+                await api_error_response(exc)(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
 def hit_out(rank: int, hit: Hit, urls: dict[str, str]) -> HitOut:
     return HitOut(
         rank=rank, score=round(hit.score, 4), path=hit.path, root=hit.root, url=urls.get(hit.chunk_id),
@@ -241,10 +268,16 @@ def create_app(
     Ingest = [Depends(ingester)]
 
     # -- errors -------------------------------------------------------------------------
+    def token_before_body(path: str) -> Any:
+        """The check a route's body waits for: the routes' dependencies run only once FastAPI has
+        read and parsed the body, so the routes that take one are checked before (``TokenFirst``)."""
+        return ingester if path.startswith("/ingest/") else reader if path == "/search" else None
+
+    app.add_middleware(TokenFirst, check_for=token_before_body)
+
     @app.exception_handler(ApiError)
     async def _api_error(_request: Request, exc: ApiError) -> JSONResponse:
-        headers = {"WWW-Authenticate": 'Bearer realm="docshelf"'} if exc.status == 401 else None
-        return error_response(exc.status, exc.kind, exc.message, headers=headers)
+        return api_error_response(exc)
 
     @app.exception_handler(DocshelfError)
     async def _docshelf_error(_request: Request, exc: DocshelfError) -> JSONResponse:
