@@ -408,3 +408,38 @@ def test_a_server_stopped_while_it_opens_the_index_never_starts_writing(write, t
     other = Docshelf(settings)
     assert other.try_become_writer()  # nobody holds the index's writer lock
     other.release_writer()
+
+
+def test_a_failed_compaction_does_not_stop_live_updates(write, tmp_path, fake_embedder):
+    """The writer compacts the store when idle after writes; a compaction that failed (a full
+    disk, for a moment) stopped the writer thread for good: the server kept answering, but no
+    change was indexed any more until it was restarted. Updates were failures logged and retried."""
+    from docshelf.errors import StoreError
+    from docshelf.ingest import UpsertRequest
+
+    docs = tmp_path / "docs"
+    write(docs, "a.md", "# A\n\nthe first page")
+    shelf = Docshelf(Settings(index_dir=tmp_path / "index", reconcile_interval=0), embedder=fake_embedder)
+    real_optimize = shelf.store.optimize
+    calls: list[int] = []
+
+    def optimize_once_failing() -> None:
+        calls.append(1)
+        if len(calls) == 1:
+            raise StoreError("could not compact the index: No space left on device")
+        real_optimize()
+
+    loop = WriterLoop(shelf, [docs.resolve()], debounce=0.1)
+    loop.start()
+    try:
+        assert wait_until(lambda: loop.phase == "watching")
+        shelf.store.optimize = optimize_once_failing  # from now on: the start-up index run is over
+        request = UpsertRequest(records=[{"id": "p", "content": "a pushed lemur record", "metadata": {}}])
+        loop.submit(lambda: shelf.ingest_upsert(request)).result(timeout=30)
+        assert wait_until(lambda: calls, timeout=10)  # the writer's compaction after the push ran, and failed
+        assert "No space left on device" in loop.last_error
+        write(docs, "b.md", "# B\n\nthe later marmot page")
+        assert wait_until(lambda: found(shelf, "marmot") == {"b.md"}, timeout=20)
+        assert loop.phase == "watching"
+    finally:
+        assert loop.stop()

@@ -421,7 +421,11 @@ class WriterLoop:
         due = (self._batches_since_optimize >= OPTIMIZE_EVERY or now - self._last_optimize > OPTIMIZE_AFTER_S
                or (self._jobs_since_optimize and now - self._last_job > INGEST_SETTLE_S))
         if due:
-            self.service.store.optimize()
+            try:
+                self.service.store.optimize()
+            except DocshelfError as exc:  # nothing is lost (searches read the rows unindexed): say so, keep writing
+                self.last_error = str(exc)
+                log.error("compacting the index failed: %s; the next writes try again", exc)
             self._batches_since_optimize = self._jobs_since_optimize = 0
             self._last_optimize = time.monotonic()
 
