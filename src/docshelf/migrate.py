@@ -3,7 +3,7 @@
 Nothing is re-embedded: each document's chunks and stored vectors are read from the source
 and written to the target with ``replace_documents`` (one document at a time is all-or-nothing
 where the target allows it), then its record. The run is resumable: a document whose record
-on the target already matches the source's (same hash, chunk count and indexing time) is
+on the target already matches the source's (same hash, chunk count and status) is
 skipped, and the target's manifest says ``migration.complete = false`` until the end.
 At the end the counts are compared and a sample of searches is run on both stores.
 """
@@ -103,10 +103,10 @@ def migrate(
             if have != record:  # only the record changed (e.g. when it was last read): no chunks to copy
                 target.put_records([record])
             report.skipped += 1
-        elif record.status != "indexed":
+        elif record.status != "indexed" and not record.chunk_count:
             target.put_records([record])
             report.copied += 1
-        else:
+        else:  # indexed, or failed at its last read and still holding the chunks of the version before
             chunks = source.document_chunks(record.root, record.path)
             vectors = source.document_vectors(record.root, record.path)
             missing = [c.id for c in chunks if c.embed_text not in vectors]

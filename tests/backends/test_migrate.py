@@ -141,3 +141,33 @@ def test_chunks_that_share_a_vector_do_not_fail_the_verification(backend, backen
     target_url = fresh_url(target_kind, request, tmp_path) or str(tmp_path / "target-index")
     report = source.migrate_to(target_url, sample=2)
     assert (report.searches, report.problems, report.vector_self_found) == (2, [], 2)
+
+
+def test_a_document_that_failed_its_last_read_keeps_its_text_on_the_target(backend, backend_shelf, write, tmp_path,
+                                                                            request):
+    """A file indexed once and then broken (a notebook saved half-way) is ``failed`` and keeps the
+    chunks of its last good version: search still finds it. The migration copied only its record,
+    so the target lost its text, the counts differed, and every run reported the problem and never
+    marked the migration complete."""
+    import json as _json
+
+    docs = tmp_path / "docs"
+    write(docs, "ok.md", "# Ok\n\nA page about herons.\n")
+    cells = [{"cell_type": "markdown", "metadata": {}, "source": ["# Lab\n", "\n", "Measuring the axolotl tank.\n"]}]
+    write(docs, "lab.ipynb", _json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
+    source = backend_shelf(FakeEmbedder())
+    source.index([docs])
+    (docs / "lab.ipynb").write_text('{"cells": [')  # broken after it was indexed
+    report = source.index([docs])
+    assert "lab.ipynb" in report.failed
+    assert [h.path for h in source.search("axolotl", mode="keyword").hits] == ["lab.ipynb"]  # its last good text
+
+    target_kind = BACKENDS[(BACKENDS.index(backend) + 1) % len(BACKENDS)]
+    target_url = fresh_url(target_kind, request, tmp_path) or str(tmp_path / "target-index")
+    migrated = source.migrate_to(target_url, sample=5)
+    assert migrated.ok, migrated.problems
+    assert (migrated.source_chunks, migrated.target_chunks) == (2, 2)
+    target = Docshelf(Settings(index_dir=tmp_path / "target-index", store=target_url if "://" in target_url else None),
+                      embedder=FakeEmbedder())
+    assert [h.path for h in target.search("axolotl", mode="keyword").hits] == ["lab.ipynb"]
+    assert {r.path: r.status for r in target.store.records()} == {"ok.md": "indexed", "lab.ipynb": "failed"}
