@@ -443,3 +443,31 @@ def test_a_failed_compaction_does_not_stop_live_updates(write, tmp_path, fake_em
         assert loop.phase == "watching"
     finally:
         assert loop.stop()
+
+
+def test_a_push_to_a_server_whose_writer_failed_to_start_says_why_at_once(write, tmp_path, monkeypatch):
+    """The writer thread died electing itself (the store's server down when it asked for the lock):
+    its role stayed 'starting', and a push waited the whole start-up timeout to be told that the
+    server was 'still deciding which process writes the index; retry shortly'."""
+    import pytest
+
+    from docshelf.errors import IndexLocked, StoreError
+    from docshelf.ingest import UpsertRequest
+    from docshelf.live.runtime import ServerRuntime
+
+    def store_down(self) -> bool:
+        raise StoreError("cannot reach the PostgreSQL server at db.example:5432")
+
+    monkeypatch.setattr(Docshelf, "try_become_writer", store_down)
+    runtime = ServerRuntime(Settings(index_dir=tmp_path / "index", model="fake"), [], watch=False, ready_timeout=10)
+    runtime.start()
+    try:
+        runtime.service()
+        assert wait_until(lambda: runtime.writer is not None and runtime.writer.phase == "failed", timeout=10)
+        started = time.monotonic()
+        request = UpsertRequest(records=[{"id": "p", "content": "a pushed record", "metadata": {}}])
+        with pytest.raises(IndexLocked, match="writer stopped .*cannot reach the PostgreSQL server"):
+            runtime.write("upsert", request)
+        assert time.monotonic() - started < 2.0
+    finally:
+        runtime.close()

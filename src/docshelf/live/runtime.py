@@ -210,7 +210,8 @@ class ServerRuntime:
 
         service = self.service()
         deadline = time.monotonic() + self.ready_timeout
-        while self.writer is None or self.writer.role == "starting":  # the election takes a moment
+        # The election takes a moment (a writer that failed meanwhile is refused below, saying why).
+        while self.writer is None or (self.writer.role == "starting" and self.writer.phase != "failed"):
             if time.monotonic() > deadline:
                 raise ServiceStarting("docshelf is still deciding which process writes the index; retry shortly")
             time.sleep(0.05)
