@@ -177,3 +177,49 @@ def test_table_of_contents_and_index_entries_are_navigation_not_text(tmp_path: P
     pdf.showPage()
     pdf.save()
     assert _texts(_parse(tmp_path, buf.getvalue())) == ["Contents Values run 1, 2, . . . , n as usual."]
+
+
+def manual_with_a_listing() -> bytes:
+    """Prose in Helvetica around a listing set in Courier, and a prose line naming one command
+    in Courier inside it, as manuals print signatures and examples."""
+    buf = io.BytesIO()
+    pdf = canvas.Canvas(buf)
+    y = 760
+    for font, line in [
+        ("Helvetica", "The legend for a picture can be fit to a frame with the routine:"),
+        ("Courier", "frame legend(picture pic=currentpicture, int perline=1,"),
+        ("Courier", "             real xmargin=legendmargin, pen p=currentpen);"),
+        ("Helvetica", "Here perline specifies the number of entries per line. Then call"),
+        (None, "add to place it."),
+    ]:
+        if font is None:  # a prose line with one word in the typewriter face
+            text = pdf.beginText(72, y)
+            text.setFont("Helvetica", 12)
+            text.textOut("Then ")
+            text.setFont("Courier", 12)
+            text.textOut("add")
+            text.setFont("Helvetica", 12)
+            text.textOut(" places it on the picture.")
+            pdf.drawText(text)
+        else:
+            pdf.setFont(font, 12)
+            pdf.drawString(72, y, line)
+        y -= 16
+    pdf.showPage()
+    pdf.save()
+    return buf.getvalue()
+
+
+def test_a_listing_in_a_typewriter_face_is_a_code_block_line_by_line(tmp_path: Path) -> None:
+    """A signature or example set in a fixed-pitch font was joined into the prose around it as
+    one run-on paragraph (set M, the Asymptote manual: every routine's signature); its lines and
+    their indentation are kept as printed."""
+    doc = _parse(tmp_path, manual_with_a_listing())
+    kinds = [(b.kind, b.text) for b in doc.blocks]
+    code = [text for kind, text in kinds if kind == "code"]
+    assert len(code) == 1, kinds
+    assert code[0].splitlines()[1:-1] == ["frame legend(picture pic=currentpicture, int perline=1,",
+                                          "             real xmargin=legendmargin, pen p=currentpen);"]
+    prose = " ".join(text for kind, text in kinds if kind == "paragraph")
+    assert "frame legend" not in prose and "Then add places it on the picture." in prose
+    assert prose.index("can be fit to a frame") < prose.index("Here perline")

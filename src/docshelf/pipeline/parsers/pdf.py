@@ -25,7 +25,7 @@ from pypdf.errors import DependencyError, FileNotDecryptedError, PdfReadError
 from ...dates import changed_day, document_day, iso_day_or_none
 from ...errors import ParseError
 from ...models import Block, ParseContext, ParsedDocument
-from ._common import HeadingStack, split_tags
+from ._common import HeadingStack, fence, split_tags
 
 logger = logging.getLogger(__name__)
 
@@ -291,18 +291,78 @@ def _bold(font: Any) -> bool:
     return bool(_BOLD.search(name.rsplit("+", 1)[-1].lstrip("/").casefold()))
 
 
-def _page_text(page: Any, runs: list[Run] | None) -> str:
-    """The page's text; with ``runs``, each piece of it also goes there with its type size
-    and weight (pypdf's text visitor), to find headings by their type."""
-    if runs is None:
-        return page.extract_text() or ""
+# Typewriter faces by name (TeX's cmtt/sftt/txtt/lmmono, Courier, the usual *Mono and console
+# faces); a font descriptor's FixedPitch flag says the same of any other.
+_MONOSPACE = re.compile(r"cmtt|cmvtt|sftt|txtt|lmmono|courier|pcrr|mono|consol|inconsolata|menlo|"
+                        r"lucidatypewriter|andale|sourcecodepro|firacode|cousine")
+
+
+def _monospace(font: Any) -> bool:
+    try:
+        if not font:
+            return False
+        name = str(font.get("/BaseFont", "")).rsplit("+", 1)[-1].lstrip("/").casefold()
+        if _MONOSPACE.search(name.replace(" ", "").replace("-", "")):
+            return True
+        descriptor = font.get("/FontDescriptor")
+        return bool(int(descriptor.get_object().get("/Flags", 0)) & 1) if descriptor is not None else False
+    except Exception:  # noqa: BLE001 - a damaged font dictionary is no typewriter font
+        return False
+
+
+def _line_key(line: str) -> str:
+    return " ".join(line.split())
+
+
+def _page_text(page: Any, runs: list[Run] | None, code: set[str]) -> str:
+    """The page's text (pypdf's, read through its text visitor). Each line set wholly in a
+    typewriter face goes to ``code`` (a listing, a command, a signature: joined into the prose
+    around it, it read as one run-on sentence); with ``runs``, each piece of text also goes
+    there with its type size and weight, to find headings by their type."""
+    lines: list[list[tuple[str, bool]]] = [[]]
 
     def visit(text: str, cm: Any, tm: Any, font: Any, size: float) -> None:
-        if text:
+        if not text:
+            return
+        mono = _monospace(font)
+        for i, piece in enumerate(text.split("\n")):
+            if i:
+                lines.append([])
+            if piece.strip():
+                lines[-1].append((piece, mono))
+        if runs is not None:
             scale = math.hypot(tm[2], tm[3]) * math.hypot(cm[2], cm[3])
             runs.append((text, round(size * scale, 1), _bold(font)))
 
-    return page.extract_text(visitor_text=visit) or ""
+    out = page.extract_text(visitor_text=visit) or ""
+    for line in lines:
+        key = _line_key("".join(piece for piece, _ in line).translate(_LIGATURES))
+        if len(key) >= 2 and all(mono for _, mono in line):
+            code.add(key)
+    return out
+
+
+def _part_blocks(text: str, code: set[str], path: tuple[str, ...], page: int) -> Iterator[Block]:
+    """A page's text under one heading as blocks: each run of lines that ``code`` holds is one
+    code block, line by line as printed; the prose between is cut into paragraphs."""
+    prose: list[str] = []
+    listing: list[str] = []
+
+    def flush_prose() -> Iterator[Block]:
+        yield from (Block("paragraph", para, path, page) for para in paragraphs("\n".join(prose)))
+        prose.clear()
+
+    for line in [*text.split("\n"), ""]:
+        if _line_key(line) in code:
+            if not listing:
+                yield from flush_prose()
+            listing.append(line.rstrip())
+            continue
+        if listing:
+            yield Block("code", fence(listing, ""), path, page)
+            listing.clear()
+        prose.append(line)
+    yield from flush_prose()
 
 
 MIN_BODY_CHARS = 500
@@ -429,10 +489,11 @@ class PdfParser:
             first_line = ""
             texts: dict[int, str] = {}
             runs: dict[int, list[Run]] = {}
+            code: dict[int, set[str]] = {}
             for number, page in enumerate(pages, start=1):
                 page_runs: list[Run] | None = None if outline else []
                 try:
-                    texts[number] = _page_text(page, page_runs).translate(_LIGATURES)
+                    texts[number] = _page_text(page, page_runs, code.setdefault(number, set())).translate(_LIGATURES)
                 except Exception as exc:  # noqa: BLE001 - one bad page must not sink the file
                     logger.warning("%s: could not extract text from page %d: %s", path, number, exc)
                     failed.append(number)
@@ -452,10 +513,10 @@ class PdfParser:
                     if entry is not None:
                         path_ = headings.push(*entry)
                         blocks.append(Block("heading", entry[1], path_, number, level=entry[0]))
-                    blocks.extend(Block("paragraph", para, headings.path, number) for para in paragraphs(part))
+                    blocks.extend(_part_blocks(part, code.get(number, set()), headings.path, number))
         if pages and len(failed) == len(pages):
             raise ParseError(str(path), "not a valid PDF (no page could be read)")
-        if pages and not failed and not any(b.kind == "paragraph" for b in blocks):  # outline titles alone are no text
+        if pages and not failed and all(b.kind == "heading" for b in blocks):  # outline titles alone are no text
             raise ParseError(str(path), f"no text layer on any of its {len(pages)} page(s): a scanned or "
                              "image-only PDF (docshelf does not run OCR)")
         if failed:
