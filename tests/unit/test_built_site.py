@@ -230,7 +230,7 @@ def test_a_docbook_build_indexes_its_pages_and_skips_the_book_index() -> None:
     pages name their generator. ``bookindex.html`` lists every indexed term with links (450 kB,
     153 chunks in PostgreSQL's): it ranked for any identifier. The stylesheet is no document."""
     found = discover([SITES / "docbook"], registry=REGISTRY)
-    assert [f.rel_path for f in found.files] == ["index.html", "pool-sizing.html", "pools.html"]
+    assert [f.rel_path for f in found.files] == ["index.html", "pool-settings.html", "pool-sizing.html", "pools.html"]
     assert found.skipped["bookindex.html"] == "DocBook site machinery (the book's index of terms), not a page"
     assert "bookindex.html" not in [f.rel_path for f in discover([SITES / "sphinx"], registry=REGISTRY).files]
 
@@ -268,6 +268,31 @@ def test_a_docbook_admonition_is_part_of_its_section() -> None:
         ("paragraph", "The limit counts connections being opened.", 6),
         ("paragraph", "A borrower waits at most acquire_timeout seconds.", 8)]
     assert all("Note" not in b.heading_path for b in page.blocks)
+
+
+def test_a_docbook_parameter_with_an_anchor_is_a_section_of_its_own() -> None:
+    """PostgreSQL's configuration parameters are ``variablelist`` entries whose term carries an
+    id (``<dt id="GUC-MAX-CONNECTIONS">``): read as paragraphs, a hit on ``max_connections`` cited
+    "20.3.1. Connection Settings", dozens of parameters. Each anchored entry is now a section
+    titled by its term, as a Sphinx ``confval`` is; a list without anchors stays as it was."""
+    page = parse("docbook", "pool-settings.html")
+    limits = ("4.4. Pool Settings", "4.4.1. Limit Settings")
+    max_size, acquire = (*limits, "max_size (integer)"), (*limits, "acquire_timeout (integer)")
+    assert [(b.kind, b.text, b.heading_path) for b in page.blocks[1:10]] == [
+        ("heading", "4.4.1. Limit Settings", limits),
+        ("heading", "max_size (integer)", max_size),
+        ("paragraph", "max_size (integer)", max_size),  # the term stays text: the entry's cited lines name it
+        ("paragraph", "The most connections the pool holds. The default is 10.", max_size),
+        ("paragraph", "Set it below the server's connection limit.", max_size),
+        ("heading", "acquire_timeout (integer)", acquire),
+        ("paragraph", "acquire_timeout (integer)", acquire),
+        ("paragraph", "Seconds a borrower waits for a free connection.", acquire),
+        ("paragraph", "Both are read when the pool starts.", limits)]  # the section goes on after the list
+    entry = page.blocks[2]
+    assert (entry.level, entry.start_line) == (4, 2)
+    modes = [(b.kind, b.text) for b in page.blocks if b.heading_path[-1:] == ("4.4.2. Modes",)]
+    assert modes == [("heading", "4.4.2. Modes"), ("paragraph", "eager"), ("paragraph", "Opens every connection at start."),
+                     ("paragraph", "lazy"), ("paragraph", "Opens connections on demand.")]
 
 
 def test_get_finds_a_docbook_section_by_its_title_without_the_label(shelf, tmp_path) -> None:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import logging
 import re
 import warnings
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -293,6 +294,25 @@ def _api_entry(dl: Tag) -> bool:
                for dt in dl.find_all("dt", recursive=False))
 
 
+def _anchored_entries(dl: Tag) -> bool:
+    """A DocBook parameter reference: a ``variablelist`` most of whose terms carry an id
+    (``<dt id="GUC-MAX-CONNECTIONS">``, the anchor other pages link to). Its entries are read
+    as sections of their own, as a Sphinx ``confval`` is, so a hit on ``max_connections`` cites
+    that entry, not the section of dozens that holds it. A list whose terms have no anchors (an
+    SQL command's parameters, a short list of modes) stays term/definition paragraphs."""
+    parent = dl.parent
+    if not ("variablelist" in (dl.get("class") or ())
+            or isinstance(parent, Tag) and "variablelist" in (parent.get("class") or ())):
+        return False
+    terms = dl.find_all("dt", recursive=False)
+    return 2 * sum(1 for dt in terms if dt.get("id")) > len(terms)
+
+
+def _term(dt: Tag) -> str:
+    """A DocBook entry's title: its term as written (``max_connections (integer)``)."""
+    return " ".join(_lines(dt))
+
+
 def _entry_name(dt: Tag) -> str:
     """What an API entry is called: its qualified id (``pkg.mod.Class.method``) when it has one,
     else the signature's name (``Class.method``), else the signature itself."""
@@ -390,21 +410,24 @@ class _Collector:
             elif name == "blockquote":
                 self.add("quote", "\n".join(_lines(child)), child)
             elif name == "dl" and _api_entry(child):
-                self._api(child)
+                self._api(child, _entry_name)
+            elif name == "dl" and _anchored_entries(child):
+                self._api(child, _term)
             else:
                 self.walk(child)
         self.flush()
 
-    def _api(self, dl: Tag) -> None:
-        """Each ``dt`` signature becomes a heading one level below the enclosing one, its
-        ``dd`` the section under it; the enclosing heading path is back once the entry ends."""
+    def _api(self, dl: Tag, name: Callable[[Tag], str]) -> None:
+        """Each ``dt`` signature becomes a heading (titled by ``name``) one level below the
+        enclosing one, its ``dd`` the section under it; the enclosing heading path is back once
+        the entry ends. The ``dt`` stays a paragraph too: the entry's cited lines hold its name."""
         mark, level = self.headings.mark(), self.headings.level + 1
         previous = None
         for child in dl.children:
             if not isinstance(child, Tag):
                 continue
             if child.name == "dt":
-                title = _entry_name(child)
+                title = name(child)
                 if title and previous != "dt":  # further dt's in a row: overloads of the same entry
                     self.headings.restore(mark)
                     self.add("heading", title, child, level, self.headings.push(level, title))
