@@ -17,6 +17,16 @@ INGEST_TOKEN = "ingest-s3cret"
 READ_TOKEN = "read-s3cret"
 
 
+def stop(proc: subprocess.Popen) -> None:
+    """End a server the test started: SIGTERM, then SIGKILL if it has not exited within 10 s."""
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -65,9 +75,4 @@ def api_server(tmp: Path, *args: str, env: dict[str, str] | None = None, docs: P
             time.sleep(0.1)
         yield base
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop(proc)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from api_harness import INGEST_TOKEN, READ_TOKEN, api_server, write_corpus
+from api_harness import INGEST_TOKEN, READ_TOKEN, api_server, stop, write_corpus
 from mcp_harness import docshelf_argv
 
 from docshelf.embedders.fake import FakeEmbedder
@@ -490,11 +490,7 @@ def test_serve_http_api_one_process_for_agents_and_people(tmp_path, docs):
 
         anyio.run(main)
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        stop(proc)
 
 
 def test_a_hit_from_a_file_that_now_fails_says_so_in_the_cli_mcp_and_http(tmp_path):
@@ -563,8 +559,4 @@ def test_a_hit_from_a_file_that_now_fails_says_so_in_the_cli_mcp_and_http(tmp_pa
 
         anyio.run(main)
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        stop(proc)

@@ -15,6 +15,7 @@ import pytest
 from mcp.client.session import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
+from api_harness import stop
 from mcp_harness import call, call_error, docshelf_argv, make_corpus, ready
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(180)]
@@ -60,11 +61,7 @@ def _serving(tmp_path: Path, *args: str, env: dict[str, str]):
     try:
         yield url
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        stop(proc)
 
 
 @pytest.fixture
