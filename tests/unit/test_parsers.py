@@ -15,7 +15,7 @@ from reportlab.pdfgen import canvas
 from docshelf.errors import ParseError
 from docshelf.models import Block, ParsedDocument
 from docshelf.pipeline.parsers import ParserRegistry, default_registry
-from docshelf.pipeline.parsers.pdf import paragraphs
+from docshelf.pipeline.parsers.pdf_layout import paragraphs
 
 REGISTRY = default_registry()
 
