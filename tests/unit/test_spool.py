@@ -45,3 +45,31 @@ def test_a_request_still_being_written_is_not_taken_by_the_writer(shelf, monkeyp
     assert (result["upserted"], result["sources"]) == (1, ["r1"])
     assert [h.chunk_id for h in shelf.search("wombat", mode="keyword").hits] == ["push:r1"]
     assert sorted(p.name for p in spool.dir.iterdir() if p.name != ".writer.lock") == []
+
+
+def test_a_full_disk_recording_an_outcome_does_not_stop_the_writer(shelf, monkeypatch):
+    """Writing a spooled write's outcome failed with ENOSPC: the OSError left ``process`` and the
+    writer's loop, which ended the writer thread, and live updates stopped while the server kept
+    answering. Now the failure is logged, the request is not run again, and the next one runs."""
+    import errno
+
+    spool = Spool(shelf.index_dir)
+    spool.dir.mkdir(parents=True, exist_ok=True)
+    for n, word in enumerate(["wombat", "platypus"]):
+        request = UpsertRequest(records=[{"id": f"r{n}", "content": f"the spooled {word} record", "metadata": {}}])
+        spool_module._write_json(spool.dir / f"{n:020d}-req.json", {"op": "upsert", "request": request.model_dump(mode="json")})
+    real_write = spool_module._write_json
+    failed: list[str] = []
+
+    def disk_full_once(path, data):
+        if path.name.endswith(".done.json") and not failed:
+            failed.append(path.name)
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real_write(path, data)
+
+    monkeypatch.setattr(spool_module, "_write_json", disk_full_once)
+    assert spool.process(shelf) == 2  # on main: OSError out of process()
+    assert failed == [f"{0:020d}-req.done.json"]
+    assert sorted(p.name for p in spool.dir.glob("*.json")) == [f"{1:020d}-req.done.json"]
+    assert spool.process(shelf) == 0  # the first request is not run again
+    assert {h.chunk_id for h in shelf.search("spooled record", mode="keyword").hits} == {"push:r0", "push:r1"}

@@ -13,6 +13,7 @@ server on another machine, with another index folder, and a write left here woul
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -117,8 +118,13 @@ class Spool:
             except Exception as exc:  # noqa: BLE001 - a bad file must not stop the writer
                 log.exception("spooled write %s failed", path.name)
                 outcome = {"error": {"type": "DocshelfError", "message": f"the write failed: {type(exc).__name__}"}}
-            _write_json(path.with_name(path.name[: -len(".json")] + ".done.json"), outcome)
-            path.unlink(missing_ok=True)
+            try:
+                _write_json(path.with_name(path.name[: -len(".json")] + ".done.json"), outcome)
+                path.unlink(missing_ok=True)
+            except OSError as exc:  # a full disk: the writer goes on (the reader times out, told so)
+                log.error("could not record the outcome of spooled write %s: %s", path.name, exc)
+                with contextlib.suppress(OSError):
+                    path.unlink(missing_ok=True)  # ran once: not again on every pass
             ran += 1
         self._sweep()
         return ran
