@@ -109,6 +109,10 @@ class Store(Protocol):
 
     def records(self) -> list[DocumentRecord]: ...
 
+    def failed_records(self) -> list[DocumentRecord]:
+        """Records of files whose latest version failed to index (a search asks on every call,
+        so a backend remembers the answer until its records change)."""
+
     def vector_search(
         self, vector: np.ndarray, k: int, filters: SearchFilters | None = None
     ) -> list[tuple[Chunk, float]]: ...

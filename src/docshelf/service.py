@@ -747,10 +747,7 @@ class Docshelf:
         says so, with when and why, so nobody takes it for what the file says now."""
         if not result.hits:
             return result
-        failed_records = getattr(self.store, "failed_records", None)
-        records = failed_records() if callable(failed_records) else [
-            r for r in self.store.records() if r.status == "failed"]
-        failed = {(r.root, r.path): r for r in records if r.chunk_count}
+        failed = {(r.root, r.path): r for r in self.store.failed_records() if r.chunk_count}
         if not failed:
             return result
         hits = []
