@@ -48,14 +48,16 @@ def write_corpus(root: Path) -> None:
 
 @contextmanager
 def api_server(tmp: Path, *args: str, env: dict[str, str] | None = None, docs: Path | None = None,
-               documents: int | None = None, headers: dict[str, str] | None = None) -> Iterator[str]:
-    """Run ``docshelf api [docs] args…`` with the fake embedder; yield its base URL once it is
-    up (and, with ``documents``, once /health counts that many)."""
+               documents: int | None = None, headers: dict[str, str] | None = None,
+               command: tuple[str, ...] = ("api",)) -> Iterator[str]:
+    """Run ``docshelf api [docs] args…`` (or ``command``, e.g. ``("serve", "--http", "--api")``)
+    with the fake embedder; yield its base URL once it is up (and, with ``documents``, once
+    /health counts that many)."""
     port = free_port()
     full_env = {**os.environ, "DOCSHELF_INDEX_DIR": str(tmp / "index"), "DOCSHELF_CONFIG": os.devnull,
                 "DOCSHELF_MODEL": "fake", "DOCSHELF_LOG_FILE": str(tmp / "api.log"), "DOCSHELF_WRITER_RETRY": "1",
                 **(env or {})}
-    argv = docshelf_argv("api", "--port", str(port), *args, *([str(docs)] if docs else []))
+    argv = docshelf_argv(*command, "--port", str(port), *args, *([str(docs)] if docs else []))
     with (tmp / "api-stderr.txt").open("a") as err:
         proc = subprocess.Popen(argv, env=full_env, stdout=subprocess.DEVNULL, stderr=err)
     base = f"http://127.0.0.1:{port}"

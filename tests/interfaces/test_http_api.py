@@ -10,7 +10,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from api_harness import INGEST_TOKEN, READ_TOKEN, api_server, stop, write_corpus
+from api_harness import INGEST_TOKEN, READ_TOKEN, api_server, write_corpus
 from mcp_harness import docshelf_argv
 
 from docshelf.embedders.fake import FakeEmbedder
@@ -457,27 +457,8 @@ def test_serve_http_api_one_process_for_agents_and_people(tmp_path, docs):
     from mcp.client.streamable_http import streamable_http_client
     from mcp_harness import call
 
-    from api_harness import free_port
-
-    port = free_port()
-    env = {**os.environ, "DOCSHELF_INDEX_DIR": str(tmp_path / "index"), "DOCSHELF_CONFIG": os.devnull,
-           "DOCSHELF_MODEL": "fake", "DOCSHELF_LOG_FILE": str(tmp_path / "serve.log"), "DOCSHELF_INGEST_TOKEN": INGEST_TOKEN}
-    import subprocess
-
-    with (tmp_path / "stderr.txt").open("w") as err:
-        proc = subprocess.Popen(docshelf_argv("serve", "--http", "--api", "--port", str(port), str(docs)), env=env,
-                                stdout=subprocess.DEVNULL, stderr=err)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                if httpx.get(f"{base}/health", timeout=2).json().get("documents") == 3:
-                    break
-            except (httpx.HTTPError, ValueError):
-                pass
-            assert proc.poll() is None and time.monotonic() < deadline, (tmp_path / "stderr.txt").read_text()
-            time.sleep(0.2)
+    with api_server(tmp_path, env={"DOCSHELF_INGEST_TOKEN": INGEST_TOKEN}, docs=docs, documents=3,
+                    command=("serve", "--http", "--api")) as base:
         r = httpx.post(f"{base}/ingest/upsert", headers=AUTH, json={"records": [
             {"id": "team-1", "content": "The on-call rota lives in the platypus channel.", "metadata": {"source": "wiki/oncall"}}]})
         assert r.status_code == 200, r.text
@@ -489,8 +470,6 @@ def test_serve_http_api_one_process_for_agents_and_people(tmp_path, docs):
                 assert [(h["path"], h["chunk_id"]) for h in res["hits"]] == [("wiki/oncall", "push:team-1")]
 
         anyio.run(main)
-    finally:
-        stop(proc)
 
 
 def test_a_hit_from_a_file_that_now_fails_says_so_in_the_cli_mcp_and_http(tmp_path):
@@ -503,8 +482,6 @@ def test_a_hit_from_a_file_that_now_fails_says_so_in_the_cli_mcp_and_http(tmp_pa
     from mcp.client.session import ClientSession
     from mcp.client.streamable_http import streamable_http_client
     from mcp_harness import call
-
-    from api_harness import free_port
 
     docs = tmp_path / "docs"
     docs.mkdir()
@@ -527,21 +504,9 @@ def test_a_hit_from_a_file_that_now_fails_says_so_in_the_cli_mcp_and_http(tmp_pa
     hits = {h["path"]: h for h in json.loads(cli("search", "wombat rota", "--mode", "keyword", "--json").stdout)["hits"]}
     assert hits["ok.md"]["note"] == "" and hits["broken.md"]["note"] == lines[at + 1]
 
-    port = free_port()
-    with (tmp_path / "stderr.txt").open("w") as err:
-        proc = subprocess.Popen(docshelf_argv("serve", "--http", "--api", "--port", str(port)), env=env,
-                                stdout=subprocess.DEVNULL, stderr=err)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                if httpx.get(f"{base}/health", timeout=2).json().get("documents") == 1:  # failed files not counted
-                    break
-            except (httpx.HTTPError, ValueError):
-                pass
-            assert proc.poll() is None and time.monotonic() < deadline, (tmp_path / "stderr.txt").read_text()
-            time.sleep(0.2)
+    # /health counts indexed documents, not failed ones: the server is ready at 1
+    with api_server(tmp_path, env={"DOCSHELF_QUERY_TIMEOUT": "0"}, documents=1,
+                    command=("serve", "--http", "--api")) as base:
         r = httpx.post(f"{base}/search", json={"query": "wombat rota", "mode": "keyword"})
         assert {h["path"]: h["note"] for h in r.json()["hits"]} == {"ok.md": "", "broken.md": lines[at + 1]}
         from markupsafe import escape
@@ -558,5 +523,3 @@ def test_a_hit_from_a_file_that_now_fails_says_so_in_the_cli_mcp_and_http(tmp_pa
                 assert {h["path"]: h["note"] for h in res["hits"]} == {"ok.md": "", "broken.md": lines[at + 1]}
 
         anyio.run(main)
-    finally:
-        stop(proc)
